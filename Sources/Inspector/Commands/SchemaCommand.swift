@@ -1,0 +1,145 @@
+import ArgumentParser
+import ManagedStore
+
+public struct SchemaCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Show an entity's properties (all entities without ENTITY): types, optionality, relationships and their SQL storage.",
+        discussion: "Inherited properties are included and say which entity declares them.")
+
+    @Argument(help: "The entity to describe.")
+    public var entity: String?
+
+    @OptionGroup public var output: FormatOption
+
+    public init() {}
+
+    static let columns = ["property", "kind", "type", "optional", "storage", "details", "declaredBy"]
+
+    public func run(in session: Session) throws {
+        let store = session.store
+        let entities = try entity.map { [try store.entity($0)] } ?? store.mapping.entities
+        let format = session.format(output.format)
+        switch format {
+        case .json:
+            let items = entities.map { SchemaCommand.json($0) }
+            if entity != nil { session.output.line(items[0].jsonText) } else {
+                session.output.line("[" + items.map { "\n  " + $0.jsonText }.joined(separator: ",") + (items.isEmpty ? "]" : "\n]"))
+            }
+        case .csv, .line:
+            let writer = RowWriter(columns: ["entity"] + SchemaCommand.columns, format: format, sink: session.output)
+            for e in entities { for row in SchemaCommand.rows(e) { writer.row([.string(e.name)] + row) } }
+            writer.finish()
+        case .table:
+            for (i, e) in entities.enumerated() {
+                if i > 0 { session.output.line() }
+                var heading = "\(e.name)  table \(e.table)"
+                if let id = e.entityID { heading += ", Z_ENT \(id)" }
+                if let parent = e.superentityName { heading += ", parent \(parent)" }
+                if e.isAbstract { heading += ", abstract" }
+                session.output.line(heading)
+                let writer = RowWriter(columns: SchemaCommand.columns, format: .table, sink: session.output)
+                for row in SchemaCommand.rows(e) { writer.row(row) }
+                writer.finish()
+            }
+        }
+    }
+
+    static func rows(_ e: EntityMapping) -> [[OutputValue]] {
+        var rows: [[OutputValue]] = []
+        for a in e.attributes {
+            var details: [String] = []
+            if a.attribute.isTransient { details.append("transient") }
+            if a.attribute.isDerived { details.append("derived") }
+            if let t = a.attribute.valueTransformerName { details.append("transformer \(t)") }
+            if let c = a.attribute.valueClassName, a.attribute.type == .transformable { details.append("class \(c)") }
+            if a.attribute.allowsExternalBinaryDataStorage { details.append("external storage") }
+            if let d = a.attribute.defaultValue { details.append("default \(d)") }
+            rows.append([.string(a.attribute.name), .string("attribute"), .string(a.attribute.type.modelName),
+                         .bool(a.attribute.isOptional),
+                         a.column.map { .string($0) } ?? .string(a.attribute.isTransient ? "-" : "(no column)"),
+                         .string(details.joined(separator: ", ")), .string(a.declaredBy)])
+        }
+        for r in e.relationships {
+            let rel = r.relationship
+            var details: [String] = []
+            details.append(rel.inverseName.map { "inverse \($0)" } ?? "no inverse")
+            details.append(rel.deleteRule.name)
+            if rel.isOrdered { details.append("ordered") }
+            if rel.isToMany && (rel.minCount > 0 || rel.maxCount > 0) { details.append("count \(rel.minCount)...\(rel.maxCount > 0 ? String(rel.maxCount) : "*")") }
+            if rel.isTransient { details.append("transient") }
+            rows.append([.string(rel.name), .string("relationship"),
+                         .string((rel.isToMany ? "to-many " : "to-one ") + rel.destinationEntityName),
+                         .bool(rel.isOptional), .string(r.storage.summary),
+                         .string(details.joined(separator: ", ")), .string(r.declaredBy)])
+        }
+        for f in e.fetchedProperties {
+            rows.append([.string(f.name), .string("fetched"), .string(f.fetchEntityName ?? ""), .bool(true),
+                         .string("-"), .string("transient"), .string(e.name)])
+        }
+        return rows
+    }
+
+    static func json(_ e: EntityMapping) -> OutputValue {
+        let optional = { (s: String?) in s.map { OutputValue.string($0) } ?? .null }
+        return .object([
+            ("name", .string(e.name)),
+            ("parent", optional(e.superentityName)),
+            ("abstract", .bool(e.isAbstract)),
+            ("table", .string(e.table)),
+            ("entityID", e.entityID.map { .integer(Int64($0)) } ?? .null),
+            ("attributes", .array(e.attributes.map { a in
+                .object([
+                    ("name", .string(a.attribute.name)),
+                    ("type", .string(a.attribute.type.modelName)),
+                    ("optional", .bool(a.attribute.isOptional)),
+                    ("transient", .bool(a.attribute.isTransient)),
+                    ("derived", .bool(a.attribute.isDerived)),
+                    ("column", optional(a.column)),
+                    ("declaredBy", .string(a.declaredBy)),
+                    ("valueClass", optional(a.attribute.valueClassName)),
+                    ("transformer", optional(a.attribute.valueTransformerName)),
+                    ("externalStorage", .bool(a.attribute.allowsExternalBinaryDataStorage)),
+                    ("default", optional(a.attribute.defaultValue)),
+                ])
+            })),
+            ("relationships", .array(e.relationships.map { r in
+                let rel = r.relationship
+                return .object([
+                    ("name", .string(rel.name)),
+                    ("destination", .string(rel.destinationEntityName)),
+                    ("inverse", optional(rel.inverseName)),
+                    ("toMany", .bool(rel.isToMany)),
+                    ("ordered", .bool(rel.isOrdered)),
+                    ("optional", .bool(rel.isOptional)),
+                    ("transient", .bool(rel.isTransient)),
+                    ("minCount", .integer(Int64(rel.minCount))),
+                    ("maxCount", .integer(Int64(rel.maxCount))),
+                    ("deleteRule", .string(rel.deleteRule.name)),
+                    ("declaredBy", .string(r.declaredBy)),
+                    ("storage", storageJSON(r.storage)),
+                ])
+            })),
+            ("fetchedProperties", .array(e.fetchedProperties.map { f in
+                .object([("name", .string(f.name)), ("entity", optional(f.fetchEntityName))])
+            })),
+        ])
+    }
+
+    static func storageJSON(_ storage: RelationshipStorage) -> OutputValue {
+        let optional = { (s: String?) in s.map { OutputValue.string($0) } ?? .null }
+        switch storage {
+        case .foreignKey(let column, let entityColumn):
+            return .object([("kind", .string("foreignKey")), ("column", .string(column)), ("entityColumn", optional(entityColumn))])
+        case .inverseForeignKey(let table, let column, let order):
+            return .object([("kind", .string("inverseForeignKey")), ("table", .string(table)), ("column", .string(column)), ("orderColumn", optional(order))])
+        case .hiddenForeignKey(let table, let column, let order):
+            return .object([("kind", .string("hiddenForeignKey")), ("table", .string(table)), ("column", .string(column)), ("orderColumn", optional(order))])
+        case .joinTable(let table, let source, let destination, let order):
+            return .object([("kind", .string("joinTable")), ("table", .string(table)), ("sourceColumn", .string(source)),
+                            ("destinationColumn", .string(destination)), ("orderColumn", optional(order))])
+        case .none(let reason):
+            return .object([("kind", .string("none")), ("reason", .string(reason))])
+        }
+    }
+}

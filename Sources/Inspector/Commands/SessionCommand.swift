@@ -1,0 +1,59 @@
+import ArgumentParser
+import ManagedStore
+
+/// A command of the session language. Its arguments are declared once, with
+/// swift-argument-parser, so the REPL, scripts and the one-shot subcommands parse them the
+/// same way and `help COMMAND` shows the same text as `cdinspect COMMAND --help`.
+public protocol SessionCommand: ParsableCommand {
+    func run(in session: Session) throws
+}
+
+extension SessionCommand {
+    public mutating func run() throws {
+        throw CommandError.usage("\(Self._commandName) needs an open store")
+    }
+}
+
+/// `--format` as every command accepts it, overriding the session's format for one command.
+public struct FormatOption: ParsableArguments {
+    @Option(name: .long, help: "Output format: table, json, csv or line.",
+            transform: { try OutputFormat(parsing: $0) })
+    public var format: OutputFormat?
+
+    public init() {}
+}
+
+/// The commands a session understands, by name. Order is the order `help` lists them in.
+public enum CommandTable {
+    public static let commands: [any SessionCommand.Type] = [
+        InfoCommand.self,
+        EntitiesCommand.self,
+        SchemaCommand.self,
+    ]
+
+    public static func command(named name: String) -> (any SessionCommand.Type)? {
+        commands.first { $0._commandName == name }
+    }
+
+    /// Parses one command's words (the command name first), turning swift-argument-parser's
+    /// errors into usage errors with its message.
+    public static func parse(_ words: [String]) throws -> any SessionCommand {
+        guard let name = words.first else { throw CommandError.usage("empty command") }
+        guard let type = command(named: name) else {
+            throw CommandError.usage("unknown command '\(name)' (try 'help')")
+        }
+        do {
+            return try type.parse(Array(words.dropFirst()))
+        } catch {
+            if type.exitCode(for: error) == .success {
+                throw HelpRequest(text: type.helpMessage(columns: 100))
+            }
+            throw CommandError.usage(type.message(for: error))
+        }
+    }
+}
+
+/// `COMMAND --help` inside a session: not an error, just text to print.
+public struct HelpRequest: Error {
+    public let text: String
+}

@@ -1,0 +1,19 @@
+/// Writes one record of named values (`info`, a single object): aligned `key: value`
+/// lines for a table, an object in JSON, `key,value` rows in CSV.
+public enum RecordWriter {
+    public static func write(_ pairs: [(String, OutputValue)], format: OutputFormat, sink: OutputSink) {
+        switch format {
+        case .json:
+            sink.line(OutputValue.object(pairs).jsonText)
+        case .csv:
+            sink.line("key,value")
+            for (key, value) in pairs { sink.line(CSV.field(key) + "," + CSV.field(value.text)) }
+        case .line, .table:
+            let width = pairs.map { $0.0.count }.max() ?? 0
+            let separator = format == .line ? " = " : ": "
+            for (key, value) in pairs {
+                sink.line(key.padding(toLength: width, withPad: " ", startingAt: 0) + separator + value.text)
+            }
+        }
+    }
+}

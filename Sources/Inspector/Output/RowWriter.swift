@@ -1,0 +1,124 @@
+/// Writes a stream of rows in one output format, without holding the stream: JSON and CSV
+/// go out row by row; a table measures its column widths on the first rows only.
+public final class RowWriter {
+    public let columns: [String]
+    private let format: OutputFormat
+    private let sink: OutputSink
+    private var pending: [[OutputValue]] = []
+    private var widths: [Int]?
+    private var count = 0
+    /// Rows buffered to measure a table's columns before the first line is printed.
+    static let measuredRows = 64
+
+    public init(columns: [String], format: OutputFormat, sink: OutputSink) {
+        self.columns = columns
+        self.format = format
+        self.sink = sink
+        switch format {
+        case .json: sink.write("[")
+        case .csv: sink.line(columns.map(CSV.field).joined(separator: ","))
+        case .table, .line: break
+        }
+    }
+
+    /// A row as JSON wants it: an object keyed by column (or by the given pairs).
+    public func row(_ values: [OutputValue]) {
+        defer { count += 1 }
+        switch format {
+        case .json:
+            sink.write(count == 0 ? "\n  " : ",\n  ")
+            sink.write(OutputValue.object(Array(zip(columns, values))).jsonText)
+        case .csv:
+            sink.line(values.map { CSV.field($0.text) }.joined(separator: ","))
+        case .line:
+            if count > 0 { sink.line() }
+            let width = columns.map(\.count).max() ?? 0
+            for (column, value) in zip(columns, values) {
+                sink.line(column.padding(toLength: width, withPad: " ", startingAt: 0) + " = " + value.text)
+            }
+        case .table:
+            if widths == nil {
+                pending.append(values)
+                if pending.count >= RowWriter.measuredRows { startTable() }
+            } else {
+                writeTableRow(values.map(\.text))
+            }
+        }
+    }
+
+    public func finish() {
+        switch format {
+        case .json: sink.line(count == 0 ? "]" : "\n]")
+        case .table: if widths == nil { startTable() }
+        case .csv, .line: break
+        }
+    }
+
+    private func startTable() {
+        var widths = columns.map { TextWidth.of($0) }
+        for row in pending {
+            for (i, value) in row.enumerated() where i < widths.count {
+                widths[i] = max(widths[i], TextWidth.of(TextWidth.singleLine(value.text)))
+            }
+        }
+        if let limit = sink.terminalWidth, !widths.isEmpty {
+            widths = TextWidth.fit(widths, into: limit)
+        }
+        self.widths = widths
+        writeTableRow(columns)
+        writeTableRow(widths.map { String(repeating: "-", count: $0) })
+        for row in pending { writeTableRow(row.map(\.text)) }
+        pending = []
+    }
+
+    private func writeTableRow(_ cells: [String]) {
+        guard let widths else { return }
+        var line = ""
+        for (i, cell) in cells.enumerated() {
+            let width = i < widths.count ? widths[i] : 0
+            var text = TextWidth.singleLine(cell)
+            if sink.terminalWidth != nil { text = TextWidth.truncate(text, to: width) }
+            let last = i == cells.count - 1
+            line += last ? text : TextWidth.pad(text, to: width) + "  "
+        }
+        sink.line(line)
+    }
+}
+
+enum CSV {
+    /// RFC 4180: quote a field holding a comma, quote, CR or LF, doubling inner quotes.
+    static func field(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+enum TextWidth {
+    static func of(_ s: String) -> Int { s.count }
+
+    static func singleLine(_ s: String) -> String {
+        guard s.contains(where: { $0.isNewline || $0 == "\t" }) else { return s }
+        return s.replacingOccurrences(of: "\r\n", with: "⏎").replacingOccurrences(of: "\n", with: "⏎")
+            .replacingOccurrences(of: "\r", with: "⏎").replacingOccurrences(of: "\t", with: " ")
+    }
+
+    static func pad(_ s: String, to width: Int) -> String {
+        let n = of(s)
+        return n >= width ? s : s + String(repeating: " ", count: width - n)
+    }
+
+    static func truncate(_ s: String, to width: Int) -> String {
+        guard of(s) > width, width >= 1 else { return s }
+        return String(s.prefix(width - 1)) + "…"
+    }
+
+    /// Shrinks the widest columns until the row fits the terminal.
+    static func fit(_ widths: [Int], into limit: Int) -> [Int] {
+        var widths = widths
+        let separators = 2 * (widths.count - 1)
+        while widths.reduce(0, +) + separators > limit, let i = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[i] > 8 {
+            widths[i] -= 1
+        }
+        return widths
+    }
+}

@@ -1,0 +1,37 @@
+import ManagedStore
+
+/// A failure of one command. Usage errors (a bad option, an unknown command) are kept apart
+/// from failures of the work itself, because they exit differently.
+public enum CommandError: Error, CustomStringConvertible {
+    case usage(String)
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .usage(let message), .failed(let message): return message
+        }
+    }
+}
+
+/// The one place where errors become exit statuses: 0 success, 1 a command failed,
+/// 64 a usage error (`EX_USAGE`).
+public enum ExitStatus {
+    public static let success: Int32 = 0
+    public static let failure: Int32 = 1
+    public static let usage: Int32 = 64
+
+    public static func code(for error: Error) -> Int32 {
+        if case CommandError.usage = error { return usage }
+        return failure
+    }
+
+    /// The text after `cdinspect: error: `.
+    public static func message(for error: Error) -> String {
+        switch error {
+        case let error as CommandError: return error.description
+        case let error as StoreError: return error.description
+        case let error as CustomStringConvertible: return error.description
+        default: return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,69 @@
+/// Splits a session line into words the way a POSIX shell does (single quotes literal,
+/// double quotes with backslash escapes, backslash outside quotes), so that a line in the
+/// REPL or a script and the same words on a shell command line mean the same thing.
+public enum CommandLineSplitter {
+    public static func words(_ line: String) throws -> [String] {
+        var words: [String] = []
+        var current = ""
+        var inWord = false
+        var iterator = Array(line).makeIterator()
+        var quote: Character?
+        while let c = iterator.next() {
+            if let q = quote {
+                if c == q { quote = nil; continue }
+                if q == "\"" && c == "\\" {
+                    guard let next = iterator.next() else { throw CommandError.usage("unterminated escape at end of line") }
+                    if next != "\"" && next != "\\" && next != "$" && next != "`" { current.append("\\") }
+                    current.append(next)
+                    continue
+                }
+                current.append(c)
+                continue
+            }
+            switch c {
+            case " ", "\t", "\n", "\r":
+                if inWord { words.append(current); current = ""; inWord = false }
+            case "'", "\"":
+                quote = c
+                inWord = true
+            case "\\":
+                guard let next = iterator.next() else { throw CommandError.usage("unterminated escape at end of line") }
+                current.append(next)
+                inWord = true
+            case "#" where !inWord:
+                if inWord { words.append(current) }
+                return words
+            default:
+                current.append(c)
+                inWord = true
+            }
+        }
+        if let q = quote { throw CommandError.usage("unterminated \(q) quote") }
+        if inWord { words.append(current) }
+        return words
+    }
+
+    /// The `fetch ENTITY where P…` form: everything after the `where` keyword is the predicate,
+    /// taken verbatim, so quotes inside it reach the predicate parser untouched.
+    public static func splitWhereClause(_ line: String, commands: Set<String>) -> (head: String, predicate: String)? {
+        let scalars = Array(line)
+        var i = 0
+        func skipSpaces() { while i < scalars.count, scalars[i] == " " || scalars[i] == "\t" { i += 1 } }
+        func word() -> String {
+            let start = i
+            while i < scalars.count, !(scalars[i] == " " || scalars[i] == "\t") { i += 1 }
+            return String(scalars[start..<i])
+        }
+        skipSpaces()
+        let command = word()
+        guard commands.contains(command) else { return nil }
+        skipSpaces()
+        let entity = word()
+        guard !entity.isEmpty, !entity.hasPrefix("-"), !entity.contains("'"), !entity.contains("\"") else { return nil }
+        skipSpaces()
+        let keyword = word()
+        guard keyword.lowercased() == "where" else { return nil }
+        skipSpaces()
+        return ("\(command) \(entity)", String(scalars[i...]))
+    }
+}

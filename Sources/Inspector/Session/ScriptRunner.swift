@@ -1,0 +1,83 @@
+import Foundation
+
+/// Runs a script: physical lines joined where one ends in `\`, each logical line executed in
+/// turn. The first failure stops the run unless `keepGoing`; errors name the line they came from.
+public struct ScriptRunner {
+    public let interpreter: Interpreter
+    public var keepGoing = false
+    public var echo = false
+    /// Called with each failure (its line number and the error) before the run goes on or stops.
+    public var report: (Int, Error) -> Void
+
+    public init(interpreter: Interpreter, keepGoing: Bool = false, echo: Bool = false,
+                report: @escaping (Int, Error) -> Void) {
+        self.interpreter = interpreter
+        self.keepGoing = keepGoing
+        self.echo = echo
+        self.report = report
+    }
+
+    /// Returns the first error, or `nil` when every line ran.
+    public func run(lines: some Sequence<String>) -> Error? {
+        var firstError: Error?
+        var pending = ""
+        var startLine = 0
+        var number = 0
+        for raw in lines {
+            number += 1
+            if pending.isEmpty { startLine = number }
+            var line = raw
+            if line.hasSuffix("\r") { line.removeLast() }
+            if line.hasSuffix("\\") && !line.hasSuffix("\\\\") {
+                pending += line.dropLast() + " "
+                continue
+            }
+            let logical = pending + line
+            pending = ""
+            if let error = runLine(logical, number: startLine) {
+                firstError = firstError ?? error
+                if !keepGoing { return error }
+            }
+            if interpreter.finished { return firstError }
+        }
+        if !pending.isEmpty, let error = runLine(pending, number: startLine) {
+            firstError = firstError ?? error
+        }
+        return firstError
+    }
+
+    private func runLine(_ line: String, number: Int) -> Error? {
+        if echo, !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            interpreter.session.output.line("> " + line)
+        }
+        do {
+            try interpreter.execute(line: line)
+            return nil
+        } catch {
+            interpreter.session.output.flush()
+            report(number, error)
+            return error
+        }
+    }
+}
+
+/// Lines of a file handle, read as they arrive so a driving program can talk to cdinspect
+/// one line at a time.
+public struct LineReader: Sequence, IteratorProtocol {
+    private let file: UnsafeMutablePointer<FILE>
+
+    public init(file: UnsafeMutablePointer<FILE>) {
+        self.file = file
+    }
+
+    public mutating func next() -> String? {
+        var buffer: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(buffer) }
+        let count = getline(&buffer, &capacity, file)
+        guard count >= 0, let buffer else { return nil }
+        var line = String(cString: buffer)
+        if line.hasSuffix("\n") { line.removeLast() }
+        return line
+    }
+}

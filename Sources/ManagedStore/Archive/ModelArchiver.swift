@@ -1,0 +1,88 @@
+/// Archives a model the way Core Data caches it in `Z_MODELCACHE`: a keyed archive of
+/// `NSManagedObjectModel` → `NSEntityDescription` → property descriptions, each entity
+/// carrying copies of its inherited properties, as Core Data's own caches do.
+public enum ModelArchiver {
+    public static func archive(_ model: ManagedObjectModel) -> PropertyListValue {
+        var objects: [PropertyListValue] = [.string("$null")]
+        var classes: [String: Int] = [:]
+        func add(_ value: PropertyListValue) -> Int {
+            objects.append(value)
+            return objects.count - 1
+        }
+        func classRef(_ name: String) -> PropertyListValue {
+            if let index = classes[name] { return .uid(index) }
+            let index = add(.dictionary([(.string("$classname"), .string(name)),
+                                         (.string("$classes"), .array([.string(name), .string("NSObject")]))]))
+            classes[name] = index
+            return .uid(index)
+        }
+        func object(_ className: String, _ fields: [(String, PropertyListValue)]) -> PropertyListValue {
+            .dictionary(fields.map { (.string($0.0), $0.1) } + [(.string("$class"), classRef(className))])
+        }
+        func string(_ s: String?) -> PropertyListValue { s.map { .uid(add(.string($0))) } ?? .uid(0) }
+        func dictionary(_ pairs: [(PropertyListValue, PropertyListValue)]) -> PropertyListValue {
+            object("NSMutableDictionary", [("NS.keys", .array(pairs.map(\.0))), ("NS.objects", .array(pairs.map(\.1)))])
+        }
+
+        let root = add(.null)
+        // Reserve one slot per entity so properties can point at their entity.
+        var entitySlots: [String: Int] = [:]
+        for entity in model.entities { entitySlots[entity.name] = add(.null) }
+        for entity in model.entities {
+            var properties: [(PropertyListValue, PropertyListValue)] = []
+            for (property, _) in model.allProperties(of: entity.name) {
+                let entityRef = PropertyListValue.uid(entitySlots[entity.name]!)
+                let value: PropertyListValue
+                switch property {
+                case .attribute(let a):
+                    value = object(a.isDerived ? "NSDerivedAttributeDescription" : "NSAttributeDescription", [
+                        ("NSPropertyName", string(a.name)), ("NSAttributeType", .integer(Int64(a.type.rawValue))),
+                        ("NSIsOptional", .bool(a.isOptional)), ("NSIsTransient", .bool(a.isTransient)),
+                        ("NSAttributeValueClassName", string(a.valueClassName)),
+                        ("NSValueTransformerName", string(a.valueTransformerName)),
+                        ("NSAllowsExternalBinaryDataStorage", .bool(a.allowsExternalBinaryDataStorage)),
+                        ("NSDefaultValue", string(a.defaultValue)),
+                        ("NSEntity", entityRef),
+                    ])
+                case .relationship(let r):
+                    var fields: [(String, PropertyListValue)] = [
+                        ("NSPropertyName", string(r.name)),
+                        ("NSDestinationEntity", entitySlots[r.destinationEntityName].map { .uid($0) } ?? .uid(0)),
+                        ("_NSDestinationEntityName", string(r.destinationEntityName)),
+                        ("_NSInverseRelationshipName", string(r.inverseName)),
+                        ("NSMinCount", .integer(Int64(r.minCount))), ("NSMaxCount", .integer(Int64(r.maxCount))),
+                        ("NSDeleteRule", .integer(Int64(r.deleteRule.rawValue))),
+                        ("NSIsOptional", .bool(r.isOptional)), ("NSIsTransient", .bool(r.isTransient)),
+                        ("NSEntity", entityRef),
+                    ]
+                    if r.isOrdered { fields.append(("NSIsOrdered", .bool(true))) }
+                    value = object("NSRelationshipDescription", fields)
+                case .fetched(let f):
+                    value = object("NSFetchedPropertyDescription", [
+                        ("NSPropertyName", string(f.name)), ("_NSFetchRequestEntityName", string(f.fetchEntityName)),
+                        ("NSIsTransient", .bool(true)), ("NSEntity", entityRef),
+                    ])
+                }
+                properties.append((string(property.name), .uid(add(value))))
+            }
+            let subentities = model.subentities(of: entity.name).map { (string($0.name), PropertyListValue.uid(entitySlots[$0.name]!)) }
+            objects[entitySlots[entity.name]!] = object("NSEntityDescription", [
+                ("NSEntityName", string(entity.name)),
+                ("NSClassNameForEntity", string(entity.className ?? entity.name)),
+                ("NSSuperentity", entity.superentityName.flatMap { entitySlots[$0] }.map { .uid($0) } ?? .uid(0)),
+                ("NSIsAbstract", .bool(entity.isAbstract)),
+                ("NSProperties", .uid(add(dictionary(properties)))),
+                ("NSSubentities", .uid(add(dictionary(subentities)))),
+                ("NSManagedObjectModel", .uid(root)),
+            ])
+        }
+        let entities = dictionary(model.entities.map { (string($0.name), .uid(entitySlots[$0.name]!)) })
+        objects[root] = object("NSManagedObjectModel", [("NSEntities", .uid(add(entities)))])
+        return .dictionary([
+            (.string("$version"), .integer(100000)),
+            (.string("$archiver"), .string("NSKeyedArchiver")),
+            (.string("$top"), .dictionary([(.string("root"), .uid(root))])),
+            (.string("$objects"), .array(objects)),
+        ])
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import GRDB
+
+/// Creates an empty store for a model in Core Data's format: one table per root entity with
+/// `Z_PK`, `Z_ENT`, `Z_OPT` and a column per stored property, key columns and their indexes,
+/// join tables, `Z_PRIMARYKEY`, `Z_METADATA` (a binary plist) and `Z_MODELCACHE`.
+///
+/// The model version hashes in the metadata are not Apple's (that algorithm is private), so
+/// Core Data itself would treat the store as needing migration; everything cdinspect reads is
+/// as Core Data lays it out.
+public enum StoreCreator {
+    public struct Options {
+        public var uuid = UUID().uuidString
+        public var frameworkVersion: Int64 = 1344
+        public var wal = true
+        public var writeModelCache = true
+
+        public init() {}
+    }
+
+    public static func create(at path: String, model: ManagedObjectModel, options: Options = Options()) throws {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw StoreError.sqlite("\(path) already exists; cdinspect does not overwrite stores")
+        }
+        let queue = try DatabaseQueue(path: path)
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA page_size = 4096")
+            try db.execute(sql: "PRAGMA auto_vacuum = 2")
+            try db.inTransaction {
+                for statement in schemaStatements(model) { try db.execute(sql: statement) }
+                try writeBookkeeping(db, model: model, options: options)
+                return .commit
+            }
+            if options.wal { _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
+        }
+        try queue.close()
+    }
+
+    static func sqlType(_ type: AttributeType) -> String {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean, .objectID: return "INTEGER"
+        case .decimal: return "DECIMAL"
+        case .double, .float: return "FLOAT"
+        case .string, .uri: return "VARCHAR"
+        case .date: return "TIMESTAMP"
+        case .binaryData, .uuid, .transformable, .undefined, .composite: return "BLOB"
+        }
+    }
+
+    /// The CREATE statements for the model's tables and indexes.
+    public static func schemaStatements(_ model: ManagedObjectModel) -> [String] {
+        let ids = ColumnNaming.entityIDs(model)
+        var tables: [String: [(String, String)]] = [:]   // table → (column, type)
+        var tableOrder: [String] = []
+        var indexes: [String] = []
+        func addColumn(_ table: String, _ column: String, _ type: String, index: Bool = false) {
+            if tables[table] == nil { tableOrder.append(table); tables[table] = [] }
+            guard !tables[table]!.contains(where: { $0.0 == column }) else { return }
+            tables[table]!.append((column, type))
+            if index { indexes.append("CREATE INDEX \(table)_\(column)_INDEX ON \(table) (\(column))") }
+        }
+        let roots = model.entities.filter { $0.superentityName == nil }.sorted { $0.name < $1.name }
+        var rowColumns: [String: [String: String]] = [:]
+        for root in roots {
+            let table = ColumnNaming.tableName(root: root.name)
+            rowColumns[root.name] = ColumnNaming.rowColumns(root: root.name, model: model, ids: ids)
+            for column in ["Z_PK", "Z_ENT", "Z_OPT"] {
+                addColumn(table, column, column == "Z_PK" ? "INTEGER PRIMARY KEY" : "INTEGER")
+            }
+            if model.entityTree(root.name).count > 1 {
+                indexes.append("CREATE INDEX \(table)_Z_ENT_INDEX ON \(table) (Z_ENT)")
+            }
+        }
+        func rowColumn(_ entity: String, _ property: String) -> String {
+            let root = model.rootEntity(of: entity)!.name
+            return ColumnNaming.column(in: rowColumns[root]!, declaredBy: entity, property: property)!
+        }
+        func table(_ entity: String) -> String { ColumnNaming.tableName(root: model.rootEntity(of: entity)!.name) }
+        var joinTablesMade: Set<String> = []
+        for root in roots {
+            for entity in model.entityTree(root.name).sorted(by: { ids[$0.name]! < ids[$1.name]! }) {
+                let own = table(entity.name)
+                // To-one keys and attributes first, as Core Data orders them.
+                for property in entity.properties.sorted(by: { $0.name < $1.name }) {
+                    guard case .relationship(let r) = property, !r.isTransient, !r.isToMany else { continue }
+                    let column = rowColumn(entity.name, r.name)
+                    addColumn(own, column, "INTEGER", index: true)
+                    if model.entityTree(r.destinationEntityName).count > 1, let destID = ids[r.destinationEntityName] {
+                        addColumn(own, "Z\(destID)_" + column.dropFirst(), "INTEGER")
+                    }
+                }
+                for property in entity.properties.sorted(by: { $0.name < $1.name }) {
+                    guard case .attribute(let a) = property, !a.isTransient else { continue }
+                    addColumn(own, rowColumn(entity.name, a.name), sqlType(a.type))
+                }
+                for property in entity.properties.sorted(by: { $0.name < $1.name }) {
+                    guard case .relationship(let r) = property, !r.isTransient, r.isToMany,
+                          let destination = model.entity(named: r.destinationEntityName) else { continue }
+                    let inverse = r.inverseName.flatMap { model.property($0, of: destination.name) }
+                    let destinationTable = table(destination.name)
+                    if case .relationship(let inv)? = inverse?.property {
+                        if !inv.isToMany {
+                            if r.isOrdered {
+                                addColumn(destinationTable, "Z_FOK_" + rowColumn(inverse!.declaredBy, inv.name).dropFirst(), "INTEGER")
+                            }
+                            continue
+                        }
+                        // Many-to-many: one join table, named after the side whose entity sorts first.
+                        let mine = (entity.name, r.name), theirs = (inverse!.declaredBy, inv.name)
+                        guard mine <= theirs else { continue }
+                        let name = "Z_\(ids[entity.name]!)\(r.name.uppercased())"
+                        guard joinTablesMade.insert(name).inserted else { continue }
+                        let reflexive = mine == theirs
+                        let source = reflexive ? "Z_\(ids[entity.name]!)\(r.name.uppercased())" : "Z_\(ids[entity.name]!)\(inv.name.uppercased())"
+                        let dest = reflexive ? "REFLEXIVE" : "Z_\(ids[destination.name]!)\(r.name.uppercased())"
+                        var columns = ["\(source) INTEGER", "\(dest) INTEGER"]
+                        if r.isOrdered && !reflexive { columns.append("Z_FOK_\(dest.dropFirst(2)) INTEGER") }
+                        if inv.isOrdered && !reflexive { columns.append("Z_FOK_\(source.dropFirst(2)) INTEGER") }
+                        columns.append("PRIMARY KEY (\(source), \(dest))")
+                        tableOrder.append(name)
+                        tables[name] = []
+                        indexes.append("CREATE TABLE \(name) ( \(columns.joined(separator: ", ")) )")
+                        indexes.append("CREATE INDEX \(name)_\(dest)_INDEX ON \(name) (\(dest), \(source))")
+                    } else {
+                        let column = "Z\(ids[entity.name]!)" + r.name.uppercased()
+                        addColumn(destinationTable, column, "INTEGER", index: true)
+                        if r.isOrdered { addColumn(destinationTable, "Z_FOK_" + column.dropFirst(), "INTEGER") }
+                    }
+                }
+            }
+        }
+        var statements: [String] = []
+        for table in tableOrder where !(tables[table]?.isEmpty ?? true) {
+            statements.append("CREATE TABLE \(table) ( " + tables[table]!.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + " )")
+        }
+        statements += indexes
+        statements += [
+            "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
+            "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
+            "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)",
+        ]
+        return statements
+    }
+
+    static func writeBookkeeping(_ db: Database, model: ManagedObjectModel, options: Options) throws {
+        let ids = ColumnNaming.entityIDs(model)
+        for (name, id) in ids.sorted(by: { $0.value < $1.value }) {
+            let superID = model.entity(named: name)?.superentityName.flatMap { ids[$0] } ?? 0
+            try db.execute(sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                           arguments: [id, name, superID])
+        }
+        let hashes: [(key: PropertyListValue, value: PropertyListValue)] = model.entities.map {
+            (.string($0.name), .data(placeholderHash($0.name)))
+        }
+        let plist = PropertyListValue.dictionary([
+            (.string("NSPersistenceFrameworkVersion"), .integer(options.frameworkVersion)),
+            (.string("NSStoreModelVersionHashes"), .dictionary(hashes)),
+            (.string("NSStoreModelVersionHashesVersion"), .integer(3)),
+            (.string("NSStoreModelVersionIdentifiers"), .array([.string("")])),
+            (.string("NSStoreType"), .string("SQLite")),
+            (.string("_NSAutoVacuumLevel"), .string("2")),
+        ])
+        try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+                       arguments: [options.uuid, Data(BinaryPropertyListWriter.encode(plist))])
+        if options.writeModelCache {
+            let archive = BinaryPropertyListWriter.encode(ModelArchiver.archive(model))
+            try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)",
+                           arguments: [Data(try RawDeflate.deflate(archive))])
+        }
+    }
+
+    /// 32 bytes in the place of Core Data's entity version hash (which cannot be computed
+    /// here), stable for a name so that regenerated stores are byte-for-byte repeatable.
+    static func placeholderHash(_ name: String) -> [UInt8] {
+        var state: UInt64 = 0xcbf2_9ce4_8422_2325
+        var out: [UInt8] = []
+        for round in 0..<4 {
+            for byte in Array(name.utf8) + [UInt8(round)] { state = (state ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            out += (0..<8).map { UInt8(truncatingIfNeeded: state >> (8 * UInt64($0))) }
+        }
+        return out
+    }
+}

@@ -1,0 +1,44 @@
+/// Core Data's naming rules for what it creates, shared by the reader (which verifies the
+/// predictions against the schema) and the store creator (which writes them), so the two
+/// cannot drift apart.
+public enum ColumnNaming {
+    /// Entity ids as Core Data numbers them: depth-first pre-order over the entity tree,
+    /// siblings (and roots) sorted by name.
+    public static func entityIDs(_ model: ManagedObjectModel) -> [String: Int] {
+        var ids: [String: Int] = [:]
+        func visit(_ entity: EntityDescription) {
+            ids[entity.name] = ids.count + 1
+            for child in model.subentities(of: entity.name).sorted(by: { $0.name < $1.name }) { visit(child) }
+        }
+        for root in model.entities.filter({ $0.superentityName == nil }).sorted(by: { $0.name < $1.name }) { visit(root) }
+        return ids
+    }
+
+    public static func tableName(root: String) -> String { "Z" + root.uppercased() }
+
+    static func key(_ entity: String, _ property: String) -> String { entity + "\u{1F}" + property }
+
+    /// Columns for every property stored in a row of `root`'s table, keyed by
+    /// (declaring entity, property): `Z` + the uppercased name, and when a later entity
+    /// (in `Z_ENT` order) declares the same name, `1`, `2`, … appended.
+    public static func rowColumns(root: String, model: ManagedObjectModel, ids: [String: Int]) -> [String: String] {
+        var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var assigned: [String: String] = [:]
+        let tree = model.entityTree(root).sorted { (ids[$0.name] ?? Int.max, $0.name) < (ids[$1.name] ?? Int.max, $1.name) }
+        for entity in tree {
+            for property in entity.properties.filter(\.isStoredInRow).sorted(by: { $0.name < $1.name }) {
+                let base = "Z" + property.name.uppercased()
+                var candidate = base
+                var n = 0
+                while used.contains(candidate) { n += 1; candidate = base + String(n) }
+                used.insert(candidate)
+                assigned[key(entity.name, property.name)] = candidate
+            }
+        }
+        return assigned
+    }
+
+    public static func column(in assigned: [String: String], declaredBy entity: String, property: String) -> String? {
+        assigned[key(entity, property)]
+    }
+}

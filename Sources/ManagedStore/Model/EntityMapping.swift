@@ -1,0 +1,80 @@
+/// How one relationship is stored in SQL (coredata-store-format.md §3).
+public enum RelationshipStorage: Sendable, Equatable {
+    /// To-one: a key column in the source's table, plus `Z<n>_<R>` naming the destination's
+    /// concrete entity when the destination has sub-entities.
+    case foreignKey(column: String, entityColumn: String?)
+    /// To-many whose inverse is to-one: the inverse's key column in the destination table;
+    /// ordered relationships keep the position in `Z_FOK_…`.
+    case inverseForeignKey(table: String, column: String, orderColumn: String?)
+    /// To-many without an inverse: a hidden key column `Z<id><R>` in the destination table.
+    case hiddenForeignKey(table: String, column: String, orderColumn: String?)
+    /// Many-to-many: a join table of source and destination keys.
+    case joinTable(table: String, sourceColumn: String, destinationColumn: String, orderColumn: String?)
+    /// Transient, or no storage could be found in the schema (the reason says which).
+    case none(reason: String)
+
+    public var summary: String {
+        switch self {
+        case .foreignKey(let column, let entityColumn):
+            return "foreign key \(column)" + (entityColumn.map { " (entity in \($0))" } ?? "")
+        case .inverseForeignKey(let table, let column, let order):
+            return "inverse key \(table).\(column)" + (order.map { ", order \($0)" } ?? "")
+        case .hiddenForeignKey(let table, let column, let order):
+            return "hidden key \(table).\(column)" + (order.map { ", order \($0)" } ?? "")
+        case .joinTable(let table, let source, let destination, let order):
+            return "join table \(table)(\(source), \(destination)" + (order.map { ", \($0)" } ?? "") + ")"
+        case .none(let reason):
+            return reason
+        }
+    }
+}
+
+public struct AttributeMapping: Sendable {
+    public let attribute: AttributeDescription
+    public let declaredBy: String
+    /// `nil` for transient attributes and for columns the schema does not have.
+    public let column: String?
+}
+
+public struct RelationshipMapping: Sendable {
+    public let relationship: RelationshipDescription
+    public let declaredBy: String
+    public let storage: RelationshipStorage
+}
+
+/// An entity as it lives in SQL: its root table, the `Z_ENT` values a fetch of it must
+/// match, and the column or storage of every property, inherited ones included.
+public struct EntityMapping: Sendable {
+    public let name: String
+    public let entityID: Int?
+    public let superentityName: String?
+    public let isAbstract: Bool
+    public let table: String
+    /// `Z_ENT` values of this entity and every entity below it.
+    public let entityIDs: [Int]
+    /// The table holds rows of more than this entity's tree, or of several entities.
+    public let tableIsShared: Bool
+    /// The root of the table has sub-entities: rows carry a meaningful `Z_ENT`.
+    public let tableHasSubentities: Bool
+    public let primaryKeyColumn: String
+    public let entityColumn: String?
+    public let versionColumn: String?
+    public let attributes: [AttributeMapping]
+    public let relationships: [RelationshipMapping]
+    public let fetchedProperties: [FetchedPropertyDescription]
+
+    public func attribute(_ name: String) -> AttributeMapping? {
+        attributes.first { $0.attribute.name == name }
+            ?? attributes.first { $0.attribute.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    public func relationship(_ name: String) -> RelationshipMapping? {
+        relationships.first { $0.relationship.name == name }
+            ?? relationships.first { $0.relationship.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// Stored attributes that have a column, in a stable order for fetches and output.
+    public var storedAttributes: [AttributeMapping] {
+        attributes.filter { $0.column != nil }
+    }
+}

@@ -1,0 +1,92 @@
+/// Where a store's model came from, best source first.
+public enum ModelSource: Sendable, Equatable {
+    /// `Z_MODELCACHE`: the model Core Data itself wrote into the store.
+    case modelCache
+    /// An `.xcdatamodeld` or `.xcdatamodel` given with `--model`.
+    case modelFile(String)
+    /// `Z_PRIMARYKEY` and the schema: entity names keep their case, property names do not.
+    case schema
+    /// Not a Core Data store: tables are entities, columns attributes.
+    case plainSQLite
+
+    public var description: String {
+        switch self {
+        case .modelCache: return "Z_MODELCACHE"
+        case .modelFile(let path): return "model file \(path)"
+        case .schema: return "schema (no model cache; property names are uppercase guesses)"
+        case .plainSQLite: return "SQLite schema (not a Core Data store)"
+        }
+    }
+
+    /// Property names from this source are only known up to case.
+    public var namesAreCaseInsensitive: Bool {
+        self == .schema || self == .plainSQLite
+    }
+}
+
+/// The entities of a store, with inheritance resolved on demand.
+public struct ManagedObjectModel: Sendable {
+    public private(set) var entities: [EntityDescription]
+    public let source: ModelSource
+    private let index: [String: Int]
+
+    public init(entities: [EntityDescription], source: ModelSource) {
+        self.entities = entities.sorted { $0.name < $1.name }
+        self.source = source
+        var index: [String: Int] = [:]
+        for (i, e) in self.entities.enumerated() { index[e.name] = i }
+        self.index = index
+    }
+
+    /// Exact name first; a case-insensitive match when exactly one entity fits.
+    public func entity(named name: String) -> EntityDescription? {
+        if let i = index[name] { return entities[i] }
+        let folded = entities.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        return folded.count == 1 ? folded[0] : nil
+    }
+
+    public func subentities(of name: String) -> [EntityDescription] {
+        entities.filter { $0.superentityName == name }
+    }
+
+    /// The entity and all entities below it, depth first.
+    public func entityTree(_ name: String) -> [EntityDescription] {
+        guard let e = entity(named: name) else { return [] }
+        return [e] + subentities(of: e.name).flatMap { entityTree($0.name) }
+    }
+
+    public func ancestors(of name: String) -> [EntityDescription] {
+        var chain: [EntityDescription] = []
+        var current = entity(named: name)?.superentityName
+        while let parent = current, let e = entity(named: parent), !chain.contains(where: { $0.name == e.name }) {
+            chain.append(e)
+            current = e.superentityName
+        }
+        return chain
+    }
+
+    public func rootEntity(of name: String) -> EntityDescription? {
+        ancestors(of: name).last ?? entity(named: name)
+    }
+
+    /// Inherited properties first (root down), then the entity's own; a redeclared name
+    /// replaces the inherited one.
+    public func allProperties(of name: String) -> [(property: PropertyDescription, declaredBy: String)] {
+        guard let e = entity(named: name) else { return [] }
+        var result: [(property: PropertyDescription, declaredBy: String)] = []
+        for owner in (ancestors(of: name).reversed() + [e]) {
+            for p in owner.properties {
+                result.removeAll { $0.property.name == p.name }
+                result.append((p, owner.name))
+            }
+        }
+        return result
+    }
+
+    public func property(_ name: String, of entityName: String) -> (property: PropertyDescription, declaredBy: String)? {
+        let all = allProperties(of: entityName)
+        if let exact = all.first(where: { $0.property.name == name }) { return exact }
+        let folded = all.filter { $0.property.name.caseInsensitiveCompare(name) == .orderedSame }
+        return folded.count == 1 ? folded[0] : nil
+    }
+}

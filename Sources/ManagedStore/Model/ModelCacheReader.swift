@@ -1,0 +1,91 @@
+import Foundation
+
+/// Reads the `NSManagedObjectModel` that Core Data caches in `Z_MODELCACHE.Z_CONTENT`:
+/// raw DEFLATE around a keyed archive, walked object by object.
+public enum ModelCacheReader {
+    public static func model(fromCompressed blob: [UInt8]) throws -> ManagedObjectModel {
+        let plist = try BinaryPropertyList.decode(try RawInflate.inflate(blob))
+        return try model(fromArchive: KeyedArchive(plist))
+    }
+
+    static func model(fromArchive archive: KeyedArchive) throws -> ManagedObjectModel {
+        guard let entitiesRef = archive.uid(archive.objects[archive.root]["NSEntities"]) else {
+            throw BinaryPropertyList.Error.malformed("model cache has no NSEntities")
+        }
+        let entityRefs = archive.dictionaryReferences(entitiesRef).map(\.value)
+        // Core Data archives inherited properties again under each sub-entity, so an
+        // entity declares exactly the names its superentity does not have.
+        var propertyNames: [Int: Set<String>] = [:]
+        for ref in entityRefs {
+            propertyNames[ref] = Set(archive.dictionaryReferences(archive.uid(archive.objects[ref]["NSProperties"]))
+                .compactMap { archive.objects[$0.key].stringValue })
+        }
+        var entities: [EntityDescription] = []
+        for ref in entityRefs {
+            guard let name = archive.string(ref, "NSEntityName") else { continue }
+            let superRef = archive.uid(archive.objects[ref]["NSSuperentity"])
+            let inherited = superRef.flatMap { propertyNames[$0] } ?? []
+            var properties: [PropertyDescription] = []
+            for (keyRef, valueRef) in archive.dictionaryReferences(archive.uid(archive.objects[ref]["NSProperties"])) {
+                guard let propertyName = archive.objects[keyRef].stringValue, !inherited.contains(propertyName),
+                      let property = self.property(valueRef, name: propertyName, archive: archive)
+                else { continue }
+                properties.append(property)
+            }
+            entities.append(EntityDescription(
+                name: name,
+                className: archive.string(ref, "NSClassNameForEntity"),
+                isAbstract: archive.value(ref, "NSIsAbstract")?.boolValue ?? false,
+                superentityName: superRef.flatMap { archive.string($0, "NSEntityName") },
+                properties: properties.sorted { $0.name < $1.name }))
+        }
+        return ManagedObjectModel(entities: entities, source: .modelCache)
+    }
+
+    private static func property(_ ref: Int, name: String, archive: KeyedArchive) -> PropertyDescription? {
+        let flag = { (key: String) in archive.value(ref, key)?.boolValue ?? false }
+        let int = { (key: String) in archive.value(ref, key)?.integerValue.map(Int.init) }
+        switch archive.className(of: ref) {
+        case "NSAttributeDescription", "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
+            return .attribute(AttributeDescription(
+                name: name,
+                type: AttributeType(rawValue: int("NSAttributeType") ?? 0) ?? .undefined,
+                isOptional: flag("NSIsOptional"),
+                isTransient: flag("NSIsTransient"),
+                isDerived: archive.className(of: ref) == "NSDerivedAttributeDescription",
+                valueClassName: archive.string(ref, "NSAttributeValueClassName"),
+                valueTransformerName: archive.string(ref, "NSValueTransformerName"),
+                allowsExternalBinaryDataStorage: flag("NSAllowsExternalBinaryDataStorage"),
+                defaultValue: defaultValue(archive.value(ref, "NSDefaultValue"))))
+        case "NSRelationshipDescription":
+            let destination = archive.string(ref, "_NSDestinationEntityName")
+                ?? archive.uid(archive.objects[ref]["NSDestinationEntity"]).flatMap { archive.string($0, "NSEntityName") }
+            let inverse = archive.string(ref, "_NSInverseRelationshipName")
+                ?? archive.uid(archive.objects[ref]["NSInverseRelationship"]).flatMap { archive.string($0, "NSPropertyName") }
+            return .relationship(RelationshipDescription(
+                name: name,
+                destinationEntityName: destination ?? "",
+                inverseName: inverse,
+                minCount: int("NSMinCount") ?? 0,
+                maxCount: int("NSMaxCount") ?? 1,
+                deleteRule: DeleteRule(rawValue: int("NSDeleteRule") ?? 1) ?? .nullify,
+                isOrdered: flag("NSIsOrdered"),
+                isOptional: flag("NSIsOptional"),
+                isTransient: flag("NSIsTransient")))
+        case "NSFetchedPropertyDescription":
+            return .fetched(FetchedPropertyDescription(name: name, fetchEntityName: archive.string(ref, "_NSFetchRequestEntityName")))
+        default:
+            return nil
+        }
+    }
+
+    private static func defaultValue(_ value: PropertyListValue?) -> String? {
+        switch value {
+        case .string(let s)?: return s
+        case .integer(let i)?: return String(i)
+        case .real(let d)?: return String(d)
+        case .bool(let b)?: return b ? "YES" : "NO"
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,85 @@
+/// An attribute as the model declares it (`NSAttributeDescription`, or a derived attribute).
+public struct AttributeDescription: Sendable, Equatable {
+    public var name: String
+    public var type: AttributeType
+    public var isOptional: Bool
+    public var isTransient: Bool
+    public var isDerived: Bool = false
+    public var valueClassName: String?
+    public var valueTransformerName: String?
+    public var allowsExternalBinaryDataStorage: Bool = false
+    public var defaultValue: String?
+
+    public init(name: String, type: AttributeType, isOptional: Bool = true, isTransient: Bool = false,
+                isDerived: Bool = false, valueClassName: String? = nil, valueTransformerName: String? = nil,
+                allowsExternalBinaryDataStorage: Bool = false, defaultValue: String? = nil) {
+        self.name = name
+        self.type = type
+        self.isOptional = isOptional
+        self.isTransient = isTransient
+        self.isDerived = isDerived
+        self.valueClassName = valueClassName
+        self.valueTransformerName = valueTransformerName
+        self.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
+        self.defaultValue = defaultValue
+    }
+}
+
+/// A relationship as the model declares it (`NSRelationshipDescription`).
+public struct RelationshipDescription: Sendable, Equatable {
+    public var name: String
+    public var destinationEntityName: String
+    public var inverseName: String?
+    public var minCount: Int
+    /// `1` means to-one; `0` (or a negative number, as some caches store) means unbounded.
+    public var maxCount: Int
+    public var deleteRule: DeleteRule
+    public var isOrdered: Bool
+    public var isOptional: Bool
+    public var isTransient: Bool
+
+    public var isToMany: Bool { maxCount != 1 }
+
+    public init(name: String, destinationEntityName: String, inverseName: String?, minCount: Int = 0,
+                maxCount: Int = 1, deleteRule: DeleteRule = .nullify, isOrdered: Bool = false,
+                isOptional: Bool = true, isTransient: Bool = false) {
+        self.name = name
+        self.destinationEntityName = destinationEntityName
+        self.inverseName = inverseName
+        self.minCount = minCount
+        self.maxCount = maxCount
+        self.deleteRule = deleteRule
+        self.isOrdered = isOrdered
+        self.isOptional = isOptional
+        self.isTransient = isTransient
+    }
+}
+
+/// A fetched property: transient, never stored, shown so the schema is complete.
+public struct FetchedPropertyDescription: Sendable, Equatable {
+    public var name: String
+    public var fetchEntityName: String?
+}
+
+public enum PropertyDescription: Sendable, Equatable {
+    case attribute(AttributeDescription)
+    case relationship(RelationshipDescription)
+    case fetched(FetchedPropertyDescription)
+
+    public var name: String {
+        switch self {
+        case .attribute(let a): return a.name
+        case .relationship(let r): return r.name
+        case .fetched(let f): return f.name
+        }
+    }
+
+    /// Whether the property has storage in the entity's own table (a column, or a to-one key).
+    public var isStoredInRow: Bool {
+        switch self {
+        case .attribute(let a): return !a.isTransient
+        case .relationship(let r): return !r.isTransient && !r.isToMany
+        case .fetched: return false
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Reads a model from Xcode's model files: an `.xcdatamodeld` bundle (its current version),
+/// an `.xcdatamodel` folder, or a bare `contents` XML file.
+public enum XcdatamodelReader {
+    public struct Error: Swift.Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func model(atPath path: String) throws -> ManagedObjectModel {
+        let contents = try contentsFile(for: path)
+        guard let data = FileManager.default.contents(atPath: contents) else {
+            throw Error(description: "cannot read model file \(contents)")
+        }
+        let delegate = ParserDelegate()
+        let parser = XMLParser(data: data)
+        parser.delegate = delegate
+        guard parser.parse(), delegate.sawModel else {
+            let why = parser.parserError.map { ": \($0.localizedDescription)" } ?? ""
+            throw Error(description: "\(contents) is not an Xcode data model\(why)")
+        }
+        return ManagedObjectModel(entities: delegate.entities, source: .modelFile(path))
+    }
+
+    /// Resolves a `--model` argument to the XML file that holds the model.
+    static func contentsFile(for path: String) throws -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw Error(description: "model not found: \(path)")
+        }
+        guard isDirectory.boolValue else { return path }
+        let url = URL(fileURLWithPath: path)
+        if url.pathExtension == "xcdatamodeld" {
+            let versions = (try? FileManager.default.contentsOfDirectory(atPath: path))?
+                .filter { $0.hasSuffix(".xcdatamodel") }.sorted() ?? []
+            var current = versions.last
+            if let data = FileManager.default.contents(atPath: url.appendingPathComponent(".xccurrentversion").path),
+               let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+               let name = plist["_XCCurrentVersionName"] as? String, versions.contains(name) {
+                current = name
+            }
+            guard let current else { throw Error(description: "\(path) holds no .xcdatamodel version") }
+            return url.appendingPathComponent(current).appendingPathComponent("contents").path
+        }
+        let contents = url.appendingPathComponent("contents").path
+        guard FileManager.default.fileExists(atPath: contents) else {
+            throw Error(description: "\(path) has no contents file; give an .xcdatamodeld, an .xcdatamodel or its contents file")
+        }
+        return contents
+    }
+
+    private final class ParserDelegate: NSObject, XMLParserDelegate {
+        var entities: [EntityDescription] = []
+        var sawModel = false
+        private var current: EntityDescription?
+        private var fetched: FetchedPropertyDescription?
+
+        func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?,
+                    qualifiedName: String?, attributes a: [String: String] = [:]) {
+            let yes = { (key: String) in a[key] == "YES" }
+            switch element {
+            case "model":
+                sawModel = true
+            case "entity":
+                current = EntityDescription(name: a["name"] ?? "", className: a["representedClassName"],
+                                            isAbstract: yes("isAbstract"), superentityName: a["parentEntity"])
+            case "attribute":
+                current?.properties.append(.attribute(AttributeDescription(
+                    name: a["name"] ?? "",
+                    type: a["attributeType"].flatMap(AttributeType.init(modelName:)) ?? .undefined,
+                    isOptional: yes("optional"),
+                    isTransient: yes("transient"),
+                    isDerived: yes("derived"),
+                    valueClassName: a["customClassName"],
+                    valueTransformerName: a["valueTransformerName"],
+                    allowsExternalBinaryDataStorage: yes("allowsExternalBinaryDataStorage"),
+                    defaultValue: a["defaultValueString"])))
+            case "relationship":
+                let toMany = yes("toMany")
+                current?.properties.append(.relationship(RelationshipDescription(
+                    name: a["name"] ?? "",
+                    destinationEntityName: a["destinationEntity"] ?? "",
+                    inverseName: a["inverseName"],
+                    minCount: a["minCount"].flatMap(Int.init) ?? 0,
+                    maxCount: toMany ? (a["maxCount"].flatMap(Int.init) ?? 0) : 1,
+                    deleteRule: a["deletionRule"].flatMap(DeleteRule.init(modelName:)) ?? .nullify,
+                    isOrdered: yes("ordered"),
+                    isOptional: yes("optional"),
+                    isTransient: yes("transient"))))
+            case "fetchedProperty":
+                fetched = FetchedPropertyDescription(name: a["name"] ?? "", fetchEntityName: nil)
+            case "fetchRequest":
+                fetched?.fetchEntityName = a["entity"]
+            default:
+                break
+            }
+        }
+
+        func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
+            switch element {
+            case "entity":
+                if var entity = current {
+                    entity.properties.sort { $0.name < $1.name }
+                    entities.append(entity)
+                }
+                current = nil
+            case "fetchedProperty":
+                if let f = fetched { current?.properties.append(.fetched(f)) }
+                fetched = nil
+            default:
+                break
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import GRDB
+
+/// Row counts per entity: its own rows and, as a fetch of it counts, its rows plus those of
+/// every sub-entity. One grouped query per table, whatever the number of entities in it.
+public struct EntityCounts: Sendable {
+    public let own: [String: Int]
+    public let total: [String: Int]
+
+    public static func read(_ store: PersistentStore, _ db: Database) throws -> EntityCounts {
+        var own: [String: Int] = [:]
+        var total: [String: Int] = [:]
+        var byTable: [String: [EntityMapping]] = [:]
+        for entity in store.mapping.entities { byTable[entity.table, default: []].append(entity) }
+        for (table, entities) in byTable {
+            guard store.schema.table(table) != nil else { continue }
+            let quoted = SQL.identifier(table)
+            if let column = entities.first?.entityColumn {
+                var perID: [Int: Int] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT \(column), COUNT(*) FROM \(quoted) GROUP BY \(column)") {
+                    perID[row[0] ?? 0] = row[1]
+                }
+                for entity in entities {
+                    own[entity.name] = entity.entityID.flatMap { perID[$0] } ?? 0
+                    total[entity.name] = entity.entityIDs.reduce(0) { $0 + (perID[$1] ?? 0) }
+                }
+            } else {
+                let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted)") ?? 0
+                for entity in entities {
+                    own[entity.name] = count
+                    total[entity.name] = count
+                }
+            }
+        }
+        return EntityCounts(own: own, total: total)
+    }
+}
+
+/// SQL text helpers. Values are always bound; only identifiers from the schema are spliced,
+/// and those are quoted.
+public enum SQL {
+    public static func identifier(_ name: String) -> String {
+        let plain = name.first.map { $0.isLetter || $0 == "_" } == true
+            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+            && !reserved.contains(name.uppercased())
+        return plain ? name : "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    static let reserved: Set<String> = [
+        "ABORT", "ACTION", "ADD", "AFTER", "ALL", "ALTER", "AND", "AS", "ASC", "BEGIN", "BETWEEN", "BY", "CASCADE",
+        "CASE", "CAST", "CHECK", "COLLATE", "COLUMN", "COMMIT", "CONFLICT", "CONSTRAINT", "CREATE", "CROSS",
+        "DEFAULT", "DELETE", "DESC", "DISTINCT", "DROP", "ELSE", "END", "ESCAPE", "EXCEPT", "EXISTS", "FOREIGN",
+        "FROM", "FULL", "GLOB", "GROUP", "HAVING", "IF", "IN", "INDEX", "INNER", "INSERT", "INTERSECT", "INTO",
+        "IS", "ISNULL", "JOIN", "KEY", "LEFT", "LIKE", "LIMIT", "MATCH", "NATURAL", "NOT", "NOTNULL", "NULL",
+        "OF", "OFFSET", "ON", "OR", "ORDER", "OUTER", "PRIMARY", "REFERENCES", "REGEXP", "REPLACE", "RIGHT",
+        "ROW", "SELECT", "SET", "TABLE", "THEN", "TO", "TRANSACTION", "UNION", "UNIQUE", "UPDATE", "USING",
+        "VALUES", "VIEW", "WHEN", "WHERE", "WITH",
+    ]
+}

@@ -1,0 +1,101 @@
+import Foundation
+import GRDB
+
+/// An open store: the file, a read-only connection, its metadata, its model and the mapping
+/// of that model onto the schema. Opening reads and never writes.
+public final class PersistentStore: @unchecked Sendable {
+    public struct Options: Sendable {
+        /// An `.xcdatamodeld`, `.xcdatamodel` or `contents` file, used when the store has no model cache.
+        public var modelPath: String?
+        public var readonly: Bool
+
+        public init(modelPath: String? = nil, readonly: Bool = false) {
+            self.modelPath = modelPath
+            self.readonly = readonly
+        }
+    }
+
+    public let file: StoreFile
+    public let options: Options
+    public let reader: DatabaseQueue
+    public let schema: SchemaSnapshot
+    public let metadata: StoreMetadata?
+    public let mapping: StoreMapping
+    public var model: ManagedObjectModel { mapping.model }
+
+    public var path: String { file.path }
+    public var isCoreDataStore: Bool { schema.isCoreDataStore }
+    /// Object IDs print as `x-coredata://UUID/Entity/pN`; a plain SQLite file has no UUID.
+    public var uuid: String { metadata?.uuid ?? "" }
+
+    public init(path: String, options: Options = Options()) throws {
+        let file = try StoreFile(path: path)
+        self.file = file
+        self.options = options
+        reader = try StoreConnection.open(file, readonly: true)
+        do {
+            let (schema, metadata, cache) = try reader.read { db -> (SchemaSnapshot, StoreMetadata?, [UInt8]?) in
+                let schema = try SchemaSnapshot.read(db)
+                var metadata: StoreMetadata?
+                if schema.isCoreDataStore,
+                   let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") {
+                    let plist: Data? = row["Z_PLIST"]
+                    metadata = StoreMetadata(uuid: row["Z_UUID"] ?? "", plistBytes: plist.map { [UInt8]($0) })
+                }
+                var cache: [UInt8]?
+                if schema.isCoreDataStore, schema.table("Z_MODELCACHE") != nil {
+                    let blob: Data? = try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
+                    cache = blob.map { [UInt8]($0) }
+                }
+                return (schema, metadata, cache)
+            }
+            self.schema = schema
+            self.metadata = metadata
+            let model = try PersistentStore.discoverModel(schema: schema, cache: cache, modelPath: options.modelPath)
+            mapping = StoreMapping(model: model, schema: schema)
+        } catch {
+            throw StoreConnection.translate(error, file: file)
+        }
+    }
+
+    /// Best source first: the store's own cache, then the user's model file, then the schema.
+    /// An explicit `--model` wins over the cache, since the user asked for it.
+    static func discoverModel(schema: SchemaSnapshot, cache: [UInt8]?, modelPath: String?) throws -> ManagedObjectModel {
+        if let modelPath {
+            do { return try XcdatamodelReader.model(atPath: modelPath) } catch {
+                throw StoreError.invalidModel("\(error)")
+            }
+        }
+        guard schema.isCoreDataStore else { return SchemaModelReader.plainModel(schema) }
+        if let cache {
+            do { return try ModelCacheReader.model(fromCompressed: cache) } catch {
+                // A cache that cannot be read leaves the schema, which is always there.
+                return SchemaModelReader.coreDataModel(schema)
+            }
+        }
+        return SchemaModelReader.coreDataModel(schema)
+    }
+
+    /// Resolves an entity name the way a user types it, with a suggestion when it is wrong.
+    public func entity(_ name: String) throws -> EntityMapping {
+        if let e = mapping.entity(named: name) { return e }
+        let suggestion = mapping.entities.map(\.name).min { editDistance($0.lowercased(), name.lowercased()) < editDistance($1.lowercased(), name.lowercased()) }
+        let close = suggestion.map { editDistance($0.lowercased(), name.lowercased()) <= max(2, name.count / 3) } ?? false
+        throw StoreError.unknownEntity(name: name, suggestion: close ? suggestion : nil)
+    }
+}
+
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+        var current = [i] + Array(repeating: 0, count: b.count)
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}

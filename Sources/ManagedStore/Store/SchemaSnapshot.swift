@@ -1,0 +1,87 @@
+import GRDB
+
+/// The store's tables and columns as SQLite reports them (`PRAGMA table_info`), read once at
+/// open. Mapping verifies every predicted column against this, never against CREATE text,
+/// which migrations leave quoted and stale.
+public struct SchemaSnapshot: Sendable {
+    public struct Column: Sendable, Equatable {
+        public let name: String
+        public let declaredType: String
+        public let notNull: Bool
+        public let primaryKeyIndex: Int
+    }
+
+    public struct ForeignKey: Sendable, Equatable {
+        public let column: String
+        public let table: String
+        public let toColumn: String?
+    }
+
+    public struct Table: Sendable {
+        public let name: String
+        public let columns: [Column]
+        public let foreignKeys: [ForeignKey]
+        public let isVirtual: Bool
+
+        public func column(_ name: String) -> Column? {
+            columns.first { $0.name == name } ?? columns.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        }
+
+        public func hasColumn(_ name: String) -> Bool { column(name) != nil }
+    }
+
+    public struct PrimaryKeyRow: Sendable, Equatable {
+        public let entityID: Int
+        public let name: String
+        public let superID: Int
+        public let max: Int
+    }
+
+    public let tables: [Table]
+    public let indexNames: Set<String>
+    /// `Z_PRIMARYKEY` rows, empty for a store that is not Core Data's.
+    public let primaryKeys: [PrimaryKeyRow]
+
+    public func table(_ name: String) -> Table? {
+        tables.first { $0.name == name } ?? tables.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    public var isCoreDataStore: Bool {
+        table("Z_PRIMARYKEY") != nil && table("Z_METADATA") != nil
+    }
+
+    /// True when persistent history tracking has written its tables.
+    public var hasPersistentHistory: Bool {
+        table("ATRANSACTION") != nil && table("ACHANGE") != nil
+    }
+
+    public static func read(_ db: Database) throws -> SchemaSnapshot {
+        var tables: [Table] = []
+        let rows = try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'index') ORDER BY name")
+        var indexNames: Set<String> = []
+        for row in rows {
+            let type: String = row["type"]
+            let name: String = row["name"]
+            if type == "index" { indexNames.insert(name); continue }
+            if name.hasPrefix("sqlite_") { continue }
+            let sql: String = row["sql"] ?? ""
+            let isVirtual = sql.uppercased().hasPrefix("CREATE VIRTUAL TABLE")
+            let quoted = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(quoted))").map {
+                Column(name: $0["name"], declaredType: $0["type"] ?? "", notNull: $0["notnull"] ?? false, primaryKeyIndex: $0["pk"] ?? 0)
+            }
+            let foreignKeys = isVirtual ? [] : try Row.fetchAll(db, sql: "PRAGMA foreign_key_list(\(quoted))").map {
+                ForeignKey(column: $0["from"], table: $0["table"], toColumn: $0["to"])
+            }
+            tables.append(Table(name: name, columns: columns, foreignKeys: foreignKeys, isVirtual: isVirtual))
+        }
+        var primaryKeys: [PrimaryKeyRow] = []
+        if let pk = tables.first(where: { $0.name == "Z_PRIMARYKEY" }),
+           ["Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX"].allSatisfy(pk.hasColumn) {
+            primaryKeys = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map {
+                PrimaryKeyRow(entityID: $0["Z_ENT"] ?? 0, name: $0["Z_NAME"] ?? "", superID: $0["Z_SUPER"] ?? 0, max: $0["Z_MAX"] ?? 0)
+            }
+        }
+        return SchemaSnapshot(tables: tables, indexNames: indexNames, primaryKeys: primaryKeys)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import GRDB
+
+/// Opens SQLite connections on a store the way an inspector must: read-only by default
+/// (`SQLITE_OPEN_READONLY`, the flag behind `mode=ro`; never `immutable=1`, which would
+/// ignore the `-wal`), without touching the journal mode, and with errors translated into
+/// `StoreError`s that name the file.
+public enum StoreConnection {
+    /// How long a reader waits for a writer's lock before giving up.
+    public static let busyTimeout: TimeInterval = {
+        if let raw = ProcessInfo.processInfo.environment["CDINSPECT_BUSY_TIMEOUT"], let seconds = Double(raw) {
+            return seconds
+        }
+        return 2
+    }()
+
+    public static func open(_ file: StoreFile, readonly: Bool = true,
+                            prepare: (@Sendable (Database) throws -> Void)? = nil) throws -> DatabaseQueue {
+        if readonly { try file.checkSharedMemory() }
+        var configuration = Configuration()
+        configuration.readonly = readonly
+        configuration.foreignKeysEnabled = false
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.label = "cdinspect"
+        if let prepare { configuration.prepareDatabase(prepare) }
+        do {
+            let queue = try DatabaseQueue(path: file.path, configuration: configuration)
+            // Reading the schema proves the file is a usable database; SQLite opens lazily.
+            try queue.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+            return queue
+        } catch {
+            throw translate(error, file: file)
+        }
+    }
+
+    /// Maps SQLite's result codes to the errors a user can act on.
+    public static func translate(_ error: Error, file: StoreFile) -> Error {
+        guard let dbError = error as? DatabaseError else { return error }
+        switch dbError.resultCode {
+        case .SQLITE_NOTADB:
+            return StoreError.notSQLite(path: file.path)
+        case .SQLITE_CORRUPT:
+            return StoreError.corrupt(path: file.path, detail: dbError.message ?? "database disk image is malformed")
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return StoreError.locked(path: file.path)
+        case .SQLITE_PERM, .SQLITE_AUTH:
+            return StoreError.permissionDenied(path: file.path)
+        case .SQLITE_CANTOPEN where file.journalMode == .wal:
+            return StoreError.sharedMemoryUnavailable(path: file.path)
+        case .SQLITE_READONLY where file.journalMode == .wal && dbError.extendedResultCode.rawValue == 1288: // READONLY_CANTINIT
+            return StoreError.sharedMemoryUnavailable(path: file.path)
+        case .SQLITE_READONLY:
+            return StoreError.readOnly(path: file.path)
+        default:
+            return StoreError.sqlite(dbError.message ?? "\(dbError)")
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// Everything that can go wrong opening or reading a store, phrased for the person at the
+/// terminal: each case says what is wrong and, where there is one, what to do about it.
+public enum StoreError: Error, CustomStringConvertible, Equatable {
+    case notFound(path: String)
+    case isDirectory(path: String)
+    case permissionDenied(path: String)
+    case notSQLite(path: String)
+    case corrupt(path: String, detail: String)
+    case locked(path: String)
+    case sharedMemoryUnavailable(path: String)
+    case readOnly(path: String)
+    case unknownEntity(name: String, suggestion: String?)
+    case unknownProperty(entity: String, name: String)
+    case invalidModel(String)
+    case sqlite(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let path):
+            return "no such file: \(path)"
+        case .isDirectory(let path):
+            return "\(path) is a directory, not a store file (give the .sqlite file inside it)"
+        case .permissionDenied(let path):
+            return "cannot read \(path): permission denied"
+        case .notSQLite(let path):
+            return "\(path) is not an SQLite database (no \"SQLite format 3\" header)"
+        case .corrupt(let path, let detail):
+            return "\(path) is damaged: \(detail)"
+        case .locked(let path):
+            return "\(path) is locked by another process; try again when it is done writing"
+        case .sharedMemoryUnavailable(let path):
+            return "\(path) is a WAL store and its -shm file cannot be created in that folder; "
+                + "copy the store together with its -wal file to a writable folder and open the copy"
+        case .readOnly(let path):
+            return "\(path) is open read-only; this command writes to the store (drop --readonly)"
+        case .unknownEntity(let name, let suggestion):
+            return "unknown entity '\(name)'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "")
+        case .unknownProperty(let entity, let name):
+            return "entity \(entity) has no property '\(name)'"
+        case .invalidModel(let why):
+            return "cannot read the model: \(why)"
+        case .sqlite(let message):
+            return message
+        }
+    }
+}

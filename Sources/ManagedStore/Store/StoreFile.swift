@@ -1,0 +1,71 @@
+import Foundation
+
+/// What the store file looks like on disk, checked before SQLite sees it so that every bad
+/// path gets its own message instead of SQLite's generic "unable to open database file".
+public struct StoreFile: Sendable {
+    public enum JournalMode: String, Sendable {
+        case wal
+        case rollback = "delete"
+    }
+
+    public let path: String
+    public let size: Int
+    public let pageSize: Int
+    public let journalMode: JournalMode
+
+    public var walPath: String { path + "-wal" }
+    public var sharedMemoryPath: String { path + "-shm" }
+
+    public var walSize: Int? {
+        (try? FileManager.default.attributesOfItem(atPath: walPath)[.size] as? Int) ?? nil
+    }
+
+    public init(path: String) throws {
+        self.path = path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw StoreError.notFound(path: path)
+        }
+        guard !isDirectory.boolValue else { throw StoreError.isDirectory(path: path) }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StoreError.permissionDenied(path: path)
+        }
+        defer { try? handle.close() }
+        let header = [UInt8]((try? handle.read(upToCount: 100)) ?? Data())
+        size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        guard header.count >= 16, Array(header[0..<16]) == Array("SQLite format 3\0".utf8) else {
+            throw StoreError.notSQLite(path: path)
+        }
+        guard header.count == 100 else {
+            throw StoreError.corrupt(path: path, detail: "the file is truncated (\(size) bytes, shorter than an SQLite header)")
+        }
+        let rawPageSize = Int(header[16]) << 8 | Int(header[17])
+        pageSize = rawPageSize == 1 ? 65536 : rawPageSize
+        guard pageSize >= 512, pageSize & (pageSize - 1) == 0 else {
+            throw StoreError.corrupt(path: path, detail: "the header's page size (\(rawPageSize)) is invalid")
+        }
+        journalMode = header[18] == 2 || header[19] == 2 ? .wal : .rollback
+        // The in-header page count is valid when the change counter matches the
+        // version-valid-for field (SQLite 3.7.0+); a shorter file was cut off.
+        let counter = header[24..<28], validFor = header[92..<96]
+        let pages = header[28..<32].reduce(0) { $0 << 8 | Int($1) }
+        if counter.elementsEqual(validFor), pages > 0, size < pages * pageSize {
+            throw StoreError.corrupt(path: path, detail: "the file is truncated (\(size) bytes; its header says \(pages * pageSize))")
+        }
+        if size % pageSize != 0 {
+            throw StoreError.corrupt(path: path, detail: "the file is truncated (\(size) bytes is not a whole number of \(pageSize)-byte pages)")
+        }
+    }
+
+    /// A WAL store opened read-only needs a `-shm` file; SQLite creates it, which fails in a
+    /// folder the user cannot write. Detect that up front to say what to do.
+    func checkSharedMemory() throws {
+        guard journalMode == .wal else { return }
+        let fm = FileManager.default
+        if fm.fileExists(atPath: sharedMemoryPath) { return }
+        let folder = (path as NSString).deletingLastPathComponent
+        if !fm.isWritableFile(atPath: folder.isEmpty ? "." : folder) {
+            throw StoreError.sharedMemoryUnavailable(path: path)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import Inspector
+import ManagedStore
+
+/// The `cdinspect` command: a session on a store (REPL, stdin script or `-c`) by default,
+/// or one of the one-shot subcommands.
+struct CDInspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cdinspect",
+        abstract: "Inspect Core Data SQLite stores: entities, fetches with NSPredicate, contexts and query generations.",
+        discussion: """
+            With only STORE, cdinspect reads commands from a terminal (a REPL) or from standard input \
+            (a script). 'cdinspect STORE -c CMD' runs commands and exits. 'help' inside a session lists \
+            the commands; 'man cdinspect' describes everything.
+            """,
+        version: "0.1.0",
+        subcommands: [SessionSubcommand.self] + OneShotCommands.all,
+        defaultSubcommand: SessionSubcommand.self)
+
+    /// Parses and runs, printing errors as `cdinspect: error: …` and exiting with the status
+    /// `ExitStatus` assigns.
+    static func start(_ arguments: [String]) -> Never {
+        let status: Int32
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+            status = ExitStatus.success
+        } catch let exit as ExitCode {
+            status = exit.rawValue
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                status = ExitStatus.success
+            } else {
+                Diagnostics.error(fullMessage(for: error))
+                status = ExitStatus.usage
+            }
+        }
+        Foundation.exit(status)
+    }
+}
+
+/// Options every form of the command accepts.
+struct StoreOptions: ParsableArguments {
+    @Argument(help: "The store: a Core Data .sqlite file (its -wal beside it), or any SQLite file.")
+    var store: String
+
+    @Option(name: .long, help: "An .xcdatamodeld, .xcdatamodel or contents file to use as the model.")
+    var model: String?
+
+    @Flag(name: .long, help: "Refuse every command that would write to the store.")
+    var readonly = false
+
+    @Option(name: .long, help: "Core Data SQL debug level 0-4 on stderr (also -com.apple.CoreData.SQLDebug N).")
+    var sqlDebug: Int = 0
+
+    func validate() throws {
+        guard (0...4).contains(sqlDebug) else { throw ValidationError("--sql-debug takes a level from 0 to 4") }
+    }
+
+    func openStore() throws -> PersistentStore {
+        try PersistentStore(path: store, options: .init(modelPath: model, readonly: readonly))
+    }
+}
+
+enum Diagnostics {
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data(("cdinspect: error: " + message + "\n").utf8))
+    }
+
+    static func warning(_ message: String) {
+        FileHandle.standardError.write(Data(("cdinspect: warning: " + message + "\n").utf8))
+    }
+
+    /// Runs `body`, reporting a failure the one way every front end does and turning it
+    /// into the exit status for it.
+    static func reporting(_ body: () throws -> Void) throws {
+        do { try body() } catch {
+            Diagnostics.error(ExitStatus.message(for: error))
+            throw ExitCode(ExitStatus.code(for: error))
+        }
+    }
+}

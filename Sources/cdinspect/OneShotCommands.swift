@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import Inspector
+import ManagedStore
+
+/// `cdinspect COMMAND STORE …`: the session command of the same name, run once. The
+/// command's own arguments are reused as they are, so its help and parsing are the session's.
+struct OneShot<Command: SessionCommand>: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: Command._commandName,
+                             abstract: Command.configuration.abstract,
+                             discussion: Command.configuration.discussion)
+    }
+
+    @OptionGroup var options: StoreOptions
+    @OptionGroup var command: Command
+
+    func run() throws {
+        try Diagnostics.reporting {
+            let session = Session(store: try options.openStore(), output: Terminal.standardOutput(),
+                                  warn: Diagnostics.warning)
+            try session.run(command)
+        }
+    }
+}
+
+enum OneShotCommands {
+    static let all: [ParsableCommand.Type] = [
+        OneShot<InfoCommand>.self,
+        OneShot<EntitiesCommand>.self,
+        OneShot<SchemaCommand>.self,
+    ]
+}
+
+enum Terminal {
+    static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 }
+
+    static func standardOutput() -> OutputSink {
+        var width: Int?
+        if isatty(STDOUT_FILENO) == 1 {
+            var size = winsize()
+            if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { width = Int(size.ws_col) }
+        }
+        return OutputSink(handle: FileHandle.standardOutput, terminalWidth: width)
+    }
+}

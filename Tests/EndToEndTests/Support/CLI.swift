@@ -1,0 +1,131 @@
+import Foundation
+import XCTest
+
+/// Runs the built `cdinspect` (and the example generator) as a user would, capturing output.
+enum CLI {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    static var productsDirectory: URL {
+        #if os(macOS)
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        fatalError("no .xctest bundle")
+        #else
+        return Bundle.main.bundleURL
+        #endif
+    }
+
+    static var binary: URL { productsDirectory.appendingPathComponent("cdinspect") }
+    static var generator: URL { productsDirectory.appendingPathComponent("cdi-example-store") }
+
+    @discardableResult
+    static func run(_ arguments: [String], stdin: String? = nil, executable: URL = binary,
+                    environment: [String: String] = [:], prefix: [String] = []) throws -> Result {
+        let process = Process()
+        if prefix.isEmpty {
+            process.executableURL = executable
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: prefix[0])
+            process.arguments = Array(prefix.dropFirst()) + [executable.path] + arguments
+        }
+        var env = ProcessInfo.processInfo.environment
+        env["NO_COLOR"] = "1"
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        // Read both pipes before waiting, so a large output cannot fill a pipe and stall.
+        nonisolated(unsafe) var outData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    static func json(_ arguments: [String]) throws -> Any {
+        let result = try run(arguments)
+        guard result.status == 0 else {
+            throw NSError(domain: "cdinspect", code: Int(result.status), userInfo: [NSLocalizedDescriptionKey: result.stderr])
+        }
+        return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+    }
+}
+
+/// Copies of the shared fixture stores in a temporary folder: tests never open the originals.
+enum Fixtures {
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    static var directory: URL {
+        if let override = ProcessInfo.processInfo.environment["CDINSPECT_FIXTURES"] {
+            return URL(fileURLWithPath: override)
+        }
+        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/stores")
+    }
+
+    /// A fresh temporary folder anyone may read, removed when the test ends.
+    static func temporaryDirectory(_ test: XCTestCase) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cdinspect-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+        test.addTeardownBlock {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+            try? FileManager.default.removeItem(at: url)
+        }
+        return url
+    }
+
+    /// Copies `relativePath` (and its -wal/-shm, if present) into `folder`.
+    static func copy(_ relativePath: String, into folder: URL, sidecars: [String] = ["-wal", "-shm"]) throws -> URL {
+        let source = directory.appendingPathComponent(relativePath)
+        guard FileManager.default.fileExists(atPath: source.path) else {
+            throw NSError(domain: "fixtures", code: 1, userInfo: [NSLocalizedDescriptionKey: "missing fixture \(source.path)"])
+        }
+        let target = folder.appendingPathComponent(source.lastPathComponent)
+        for suffix in [""] + sidecars {
+            let from = source.path + suffix
+            guard FileManager.default.fileExists(atPath: from) else { continue }
+            try FileManager.default.copyItem(atPath: from, toPath: target.path + suffix)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: target.path + suffix)
+        }
+        return target
+    }
+
+    /// Every fixture store, relative to the fixtures folder.
+    static var stores: [String] {
+        let fm = FileManager.default
+        let folders = (try? fm.contentsOfDirectory(atPath: directory.path)) ?? []
+        return folders.sorted().flatMap { folder -> [String] in
+            let files = (try? fm.contentsOfDirectory(atPath: directory.appendingPathComponent(folder).path)) ?? []
+            return files.filter { $0.hasSuffix(".sqlite") }.sorted().map { "\(folder)/\($0)" }
+        }
+    }
+
+    /// The example store, generated fresh into `folder` by the Examples generator.
+    static func exampleStore(in folder: URL, people: Int = 50) throws -> URL {
+        let target = folder.appendingPathComponent("People.sqlite")
+        let model = packageRoot.appendingPathComponent("Examples/People.xcdatamodeld").path
+        let result = try CLI.run([target.path, "--people", String(people), "--model", model], executable: CLI.generator)
+        guard result.status == 0 else {
+            throw NSError(domain: "generator", code: Int(result.status), userInfo: [NSLocalizedDescriptionKey: result.stderr])
+        }
+        return target
+    }
+}
