@@ -1,0 +1,106 @@
+import Foundation
+import XCTest
+
+/// The command-line contract: the three ways to run a command print the same thing, and
+/// usage errors, failures and success exit 64, 1 and 0.
+final class CommandLineTests: XCTestCase {
+    var store: URL!
+
+    override func setUpWithError() throws {
+        store = try Fixtures.exampleStore(in: try Fixtures.temporaryDirectory(self))
+    }
+
+    func testSubcommandDashCAndScriptPrintTheSame() throws {
+        for words in [["info"], ["entities"], ["schema"], ["schema", "Person"], ["entities", "--format", "json"],
+                      ["schema", "Car", "--format", "csv"], ["info", "--format", "line"]] {
+            var subcommand = words
+            subcommand.insert(store.path, at: 1)
+            let a = try CLI.run(subcommand)
+            let line = words.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
+            let b = try CLI.run([store.path, "-c", line])
+            let c = try CLI.run([store.path], stdin: line + "\n")
+            XCTAssertEqual(a.status, 0, a.stderr)
+            XCTAssertFalse(a.stdout.isEmpty)
+            XCTAssertEqual(a.stdout, b.stdout, line)
+            XCTAssertEqual(a.stdout, c.stdout, line)
+        }
+    }
+
+    func testExampleStoreShapes() throws {
+        let entities = try XCTUnwrap(CLI.json(["entities", store.path, "--format", "json"]) as? [[String: Any]])
+        let byName = Dictionary(uniqueKeysWithValues: entities.map { ($0["name"] as! String, $0) })
+        XCTAssertEqual(byName["Person"]?["count"] as? Int, 50)
+        XCTAssertEqual(byName["Car"]?["count"] as? Int, 50)
+        XCTAssertEqual((byName["SportsCar"]?["count"] as? Int).map { $0 > 0 && $0 < 50 }, true)
+        XCTAssertEqual(byName["SportsCar"]?["parent"] as? String, "Car")
+        let info = try XCTUnwrap(CLI.json(["info", store.path, "--format", "json"]) as? [String: Any])
+        XCTAssertEqual(info["model"] as? String, "Z_MODELCACHE")
+        XCTAssertEqual(info["journalMode"] as? String, "wal")
+        let person = try XCTUnwrap(CLI.json(["schema", store.path, "Person", "--format", "json"]) as? [String: Any])
+        let tags = try XCTUnwrap((person["relationships"] as! [[String: Any]]).first { $0["name"] as? String == "tags" })
+        XCTAssertEqual((tags["storage"] as! [String: Any])["kind"] as? String, "joinTable")
+    }
+
+    func testUnknownEntityFailsWithSuggestion() throws {
+        let result = try CLI.run(["schema", store.path, "Persn"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderr, "cdinspect: error: unknown entity 'Persn' (did you mean 'Person'?)\n")
+    }
+
+    func testUsageErrorsExit64() throws {
+        for arguments in [["info"], ["entities", store.path, "--format", "xml"], ["schema", store.path, "--bogus"],
+                          [store.path, "--sql-debug", "9"]] {
+            let result = try CLI.run(arguments)
+            XCTAssertEqual(result.status, 64, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix("cdinspect: error: "), result.stderr)
+        }
+        let unknown = try CLI.run([store.path, "-c", "frobnicate"])
+        XCTAssertEqual(unknown.status, 64)
+        XCTAssertTrue(unknown.stderr.contains("unknown command 'frobnicate'"), unknown.stderr)
+    }
+
+    func testCoreDataDebugSpellingIsAccepted() throws {
+        let result = try CLI.run(["info", store.path, "-com.apple.CoreData.SQLDebug", "1"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+    }
+
+    func testScriptStopsAtFirstErrorWithLineNumber() throws {
+        let script = "# a comment\ninfo --format json\n\nschema Nope\nentities\n"
+        let result = try CLI.run([store.path], stdin: script)
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderr, "cdinspect: error: line 4: unknown entity 'Nope'\n")
+        XCTAssertFalse(result.stdout.contains("entityID"), "stopped before 'entities'")
+        let going = try CLI.run([store.path, "--keep-going"], stdin: script)
+        XCTAssertEqual(going.status, 1)
+        XCTAssertTrue(going.stdout.contains("entityID"))
+    }
+
+    func testContinuationLinesAndHelp() throws {
+        let result = try CLI.run([store.path], stdin: "schema \\\n  Person --format \\\n json\nhelp\nhelp schema\n")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("\"name\": \"Person\""))
+        XCTAssertTrue(result.stdout.contains("Commands (help COMMAND for details):"))
+        XCTAssertTrue(result.stdout.contains("USAGE: schema [<entity>]"), result.stdout)
+    }
+
+    func testPlainSQLiteFileOpens() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let path = folder.appendingPathComponent("plain.db").path
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        shell.arguments = ["sqlite3", path, """
+            CREATE TABLE author (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+            CREATE TABLE book (id INTEGER PRIMARY KEY, title TEXT, author_id INTEGER REFERENCES author(id));
+            INSERT INTO author VALUES (1, 'Ann'); INSERT INTO book VALUES (1, 'B', 1), (2, 'C', 1);
+            """]
+        try shell.run()
+        shell.waitUntilExit()
+        let entities = try XCTUnwrap(CLI.json(["entities", path, "--format", "json"]) as? [[String: Any]])
+        XCTAssertEqual(entities.map { $0["name"] as! String }, ["author", "book"])
+        XCTAssertEqual(entities.map { $0["count"] as! Int }, [1, 2])
+        let book = try XCTUnwrap(CLI.json(["schema", path, "book", "--format", "json"]) as? [String: Any])
+        let relationship = try XCTUnwrap((book["relationships"] as! [[String: Any]]).first)
+        XCTAssertEqual(relationship["destination"] as? String, "author")
+        XCTAssertEqual(relationship["name"] as? String, "author_id")
+    }
+}

@@ -1,0 +1,72 @@
+import XCTest
+@testable import ManagedStore
+
+final class ArchiveTests: XCTestCase {
+    let sample: PropertyListValue = .dictionary([
+        (.string("NSStoreType"), .string("SQLite")),
+        (.string("version"), .integer(1344)),
+        (.string("big"), .integer(-5_000_000_000)),
+        (.string("ratio"), .real(0.25)),
+        (.string("when"), .date(700_000_000)),
+        (.string("ok"), .bool(true)),
+        (.string("blob"), .data(Array(0..<40))),
+        (.string("ünïcode"), .string("日本語 ✓")),
+        (.string("refs"), .array([.uid(1), .uid(300), .null])),
+        (.string("long"), .string(String(repeating: "x", count: 70_000))),
+    ])
+
+    func testBinaryPropertyListRoundTrip() throws {
+        let bytes = BinaryPropertyListWriter.encode(sample)
+        XCTAssertEqual(Array(bytes.prefix(8)), Array("bplist00".utf8))
+        XCTAssertEqual(try BinaryPropertyList.decode(bytes), sample)
+    }
+
+    /// Cut or scribbled property lists are errors, never crashes or hangs.
+    func testDamagedPropertyListsFailCleanly() throws {
+        let bytes = BinaryPropertyListWriter.encode(sample)
+        var rng = SystemRandomNumberGenerator()
+        for length in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 300)) {
+            _ = try? BinaryPropertyList.decode(Array(bytes.prefix(length)))
+        }
+        for _ in 0..<3000 {
+            var mutated = bytes
+            for _ in 0..<Int.random(in: 1...8, using: &rng) {
+                mutated[Int.random(in: 0..<mutated.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+            }
+            _ = try? BinaryPropertyList.decode(mutated)
+        }
+        XCTAssertThrowsError(try BinaryPropertyList.decode(Array("not a plist at all, just text....................".utf8)))
+    }
+
+    func testRawDeflateRoundTripAndCorruption() throws {
+        let input = Array(String(repeating: "Core Data model cache ", count: 500).utf8)
+        let compressed = try RawDeflate.deflate(input)
+        XCTAssertLessThan(compressed.count, input.count / 10)
+        XCTAssertEqual(try RawInflate.inflate(compressed), input)
+        XCTAssertThrowsError(try RawInflate.inflate(Array(compressed.prefix(compressed.count / 2))))
+        XCTAssertThrowsError(try RawInflate.inflate(compressed, limit: 100))
+    }
+
+    func testModelSurvivesArchiveAndCacheRoundTrip() throws {
+        let model = ManagedObjectModel(entities: [
+            // Properties in name order and class names set: the form the reader returns.
+            EntityDescription(name: "Car", className: "Car", properties: [
+                .relationship(RelationshipDescription(name: "owner", destinationEntityName: "Person", inverseName: "cars")),
+                .attribute(AttributeDescription(name: "plate", type: .string, isOptional: false)),
+            ]),
+            EntityDescription(name: "SportsCar", className: "SportsCar", superentityName: "Car", properties: [
+                .attribute(AttributeDescription(name: "topSpeed", type: .integer32)),
+            ]),
+            EntityDescription(name: "Person", className: "Person", isAbstract: true, properties: [
+                .relationship(RelationshipDescription(name: "cars", destinationEntityName: "Car", inverseName: "owner",
+                                                      maxCount: 0, deleteRule: .cascade, isOrdered: true)),
+            ]),
+        ], source: .modelCache)
+        let blob = try RawDeflate.deflate(BinaryPropertyListWriter.encode(ModelArchiver.archive(model)))
+        let decoded = try ModelCacheReader.model(fromCompressed: blob)
+        XCTAssertEqual(decoded.entities, model.entities)
+        // Inherited properties are archived again under the sub-entity but not declared by it.
+        XCTAssertEqual(decoded.entity(named: "SportsCar")?.properties.map(\.name), ["topSpeed"])
+        XCTAssertEqual(decoded.allProperties(of: "SportsCar").map(\.property.name), ["owner", "plate", "topSpeed"])
+    }
+}
