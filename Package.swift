@@ -49,10 +49,10 @@ let package = Package(
             path: "Examples/Generator"),
         .testTarget(
             name: "ManagedStoreTests",
-            dependencies: [
-                "ManagedStore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            dependencies: ["ManagedStore"]),
+        .testTarget(
+            name: "InspectorTests",
+            dependencies: ["Inspector"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
