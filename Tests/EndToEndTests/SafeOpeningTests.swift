@@ -52,7 +52,7 @@ final class SafeOpeningTests: XCTestCase {
         try "hello, this is text\n".write(toFile: path, atomically: true, encoding: .utf8)
         try assertFails(["info", path], containing: "is not an SQLite database")
         let empty = folder.appendingPathComponent("empty.sqlite").path
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: empty, contents: Data()))
         try assertFails(["info", empty], containing: "is not an SQLite database")
     }
 
