@@ -27,11 +27,6 @@ public enum ExitStatus {
 
     /// The text after `cdinspect: error: `.
     public static func message(for error: Error) -> String {
-        switch error {
-        case let error as CommandError: return error.description
-        case let error as StoreError: return error.description
-        case let error as CustomStringConvertible: return error.description
-        default: return "\(error)"
-        }
+        String(describing: error)
     }
 }

@@ -42,11 +42,6 @@ public final class Interpreter {
             }
         }
     }
-
-    /// Executes one line given as words (a one-shot subcommand's arguments).
-    public func execute(words: [String]) throws {
-        try session.run(try CommandTable.parse(words))
-    }
 }
 
 /// `help` and `help COMMAND`, from the same declarations the parser uses.

@@ -53,6 +53,7 @@ public enum StoreCreator {
         var tables: [String: [(String, String)]] = [:]   // table → (column, type)
         var tableOrder: [String] = []
         var indexes: [String] = []
+        var joinTables: [String] = []
         func addColumn(_ table: String, _ column: String, _ type: String, index: Bool = false) {
             if tables[table] == nil { tableOrder.append(table); tables[table] = [] }
             guard !tables[table]!.contains(where: { $0.0 == column }) else { return }
@@ -117,9 +118,7 @@ public enum StoreCreator {
                         if r.isOrdered && !reflexive { columns.append("Z_FOK_\(dest.dropFirst(2)) INTEGER") }
                         if inv.isOrdered && !reflexive { columns.append("Z_FOK_\(source.dropFirst(2)) INTEGER") }
                         columns.append("PRIMARY KEY (\(source), \(dest))")
-                        tableOrder.append(name)
-                        tables[name] = []
-                        indexes.append("CREATE TABLE \(name) ( \(columns.joined(separator: ", ")) )")
+                        joinTables.append("CREATE TABLE \(name) ( \(columns.joined(separator: ", ")) )")
                         indexes.append("CREATE INDEX \(name)_\(dest)_INDEX ON \(name) (\(dest), \(source))")
                     } else {
                         let column = "Z\(ids[entity.name]!)" + r.name.uppercased()
@@ -130,10 +129,10 @@ public enum StoreCreator {
             }
         }
         var statements: [String] = []
-        for table in tableOrder where !(tables[table]?.isEmpty ?? true) {
+        for table in tableOrder {
             statements.append("CREATE TABLE \(table) ( " + tables[table]!.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + " )")
         }
-        statements += indexes
+        statements += joinTables + indexes
         statements += [
             "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
             "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",

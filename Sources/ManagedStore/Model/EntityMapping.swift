@@ -52,8 +52,6 @@ public struct EntityMapping: Sendable {
     public let table: String
     /// `Z_ENT` values of this entity and every entity below it.
     public let entityIDs: [Int]
-    /// The table holds rows of more than this entity's tree, or of several entities.
-    public let tableIsShared: Bool
     /// The root of the table has sub-entities: rows carry a meaningful `Z_ENT`.
     public let tableHasSubentities: Bool
     public let primaryKeyColumn: String

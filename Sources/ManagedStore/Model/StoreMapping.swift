@@ -97,7 +97,6 @@ public struct StoreMapping: Sendable {
                 isAbstract: entity.isAbstract,
                 table: table,
                 entityIDs: isCoreData ? tree.compactMap { id($0.name) } : [],
-                tableIsShared: isCoreData && rootTree.count != tree.count,
                 tableHasSubentities: isCoreData && rootTree.count > 1,
                 primaryKeyColumn: isCoreData ? "Z_PK" : (plainPK ?? "rowid"),
                 entityColumn: isCoreData && tableInfo?.hasColumn("Z_ENT") == true ? "Z_ENT" : nil,
@@ -108,13 +107,23 @@ public struct StoreMapping: Sendable {
         }
 
         /// Finds a column equal to `base`, or `base` plus a numeric collision suffix.
-        func findColumn(in table: String, base: String, pattern: ((String) -> Bool)? = nil) -> String? {
+        func findColumn(in table: String, base: String) -> String? {
             guard let info = schema.table(table) else { return nil }
             if let exact = info.column(base) { return exact.name }
             return info.columns.first { column in
-                if let pattern { return pattern(column.name) }
                 let name = column.name.uppercased()
                 return name.hasPrefix(base.uppercased()) && name.dropFirst(base.count).allSatisfy(\.isNumber) && name.count > base.count
+            }?.name
+        }
+
+        /// Finds an entity column `Z<digits>_<rest>` whatever its entity number, for stores
+        /// whose numbering no longer matches the prediction.
+        func findEntityColumn(in table: String, naming rest: String) -> String? {
+            schema.table(table)?.columns.first { column in
+                let name = column.name
+                guard name.hasPrefix("Z"), let underscore = name.firstIndex(of: "_") else { return false }
+                let digits = name[name.index(after: name.startIndex)..<underscore]
+                return !digits.isEmpty && digits.allSatisfy(\.isNumber) && name[name.index(after: underscore)...] == rest
             }?.name
         }
 
@@ -138,12 +147,7 @@ public struct StoreMapping: Sendable {
                     let rest = String(column.dropFirst())
                     let predicted = id(destination).map { "Z\($0)_" + rest }
                     entityColumn = predicted.flatMap { schema.table(table(for: entity))?.column($0)?.name }
-                        ?? findColumn(in: table(for: entity), base: "", pattern: { name in
-                            guard name.hasPrefix("Z"), let underscore = name.firstIndex(of: "_") else { return false }
-                            return name[name.index(after: name.startIndex)..<underscore].allSatisfy(\.isNumber)
-                                && name.distance(from: name.startIndex, to: underscore) > 1
-                                && name[name.index(after: underscore)...] == rest
-                        })
+                        ?? findEntityColumn(in: table(for: entity), naming: rest)
                 }
                 return .foreignKey(column: column, entityColumn: entityColumn)
             }

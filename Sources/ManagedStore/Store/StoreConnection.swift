@@ -14,15 +14,13 @@ public enum StoreConnection {
         return 2
     }()
 
-    public static func open(_ file: StoreFile, readonly: Bool = true,
-                            prepare: (@Sendable (Database) throws -> Void)? = nil) throws -> DatabaseQueue {
+    public static func open(_ file: StoreFile, readonly: Bool = true) throws -> DatabaseQueue {
         if readonly { try file.checkSharedMemory() }
         var configuration = Configuration()
         configuration.readonly = readonly
         configuration.foreignKeysEnabled = false
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "cdinspect"
-        if let prepare { configuration.prepareDatabase(prepare) }
         do {
             let queue = try DatabaseQueue(path: file.path, configuration: configuration)
             // Reading the schema proves the file is a usable database; SQLite opens lazily.
