@@ -29,6 +29,9 @@ enum OneShotCommands {
         OneShot<InfoCommand>.self,
         OneShot<EntitiesCommand>.self,
         OneShot<SchemaCommand>.self,
+        OneShot<FetchCommand>.self,
+        OneShot<CountCommand>.self,
+        OneShot<ExplainCommand>.self,
     ]
 }
 

@@ -29,6 +29,9 @@ public enum CommandTable {
         InfoCommand.self,
         EntitiesCommand.self,
         SchemaCommand.self,
+        FetchCommand.self,
+        CountCommand.self,
+        ExplainCommand.self,
     ]
 
     public static func command(named name: String) -> (any SessionCommand.Type)? {

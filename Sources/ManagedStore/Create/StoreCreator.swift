@@ -58,7 +58,7 @@ public enum StoreCreator {
             if tables[table] == nil { tableOrder.append(table); tables[table] = [] }
             guard !tables[table]!.contains(where: { $0.0 == column }) else { return }
             tables[table]!.append((column, type))
-            if index { indexes.append("CREATE INDEX \(table)_\(column)_INDEX ON \(table) (\(column))") }
+            if index { indexes.append("CREATE INDEX \(SQL.identifier("\(table)_\(column)_INDEX")) ON \(table) (\(SQL.identifier(column)))") }
         }
         let roots = model.entities.filter { $0.superentityName == nil }.sorted { $0.name < $1.name }
         var rowColumns: [String: [String: String]] = [:]
@@ -130,7 +130,7 @@ public enum StoreCreator {
         }
         var statements: [String] = []
         for table in tableOrder {
-            statements.append("CREATE TABLE \(table) ( " + tables[table]!.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + " )")
+            statements.append("CREATE TABLE \(table) ( " + tables[table]!.map { "\(SQL.identifier($0.0)) \($0.1)" }.joined(separator: ", ") + " )")
         }
         statements += joinTables + indexes
         statements += [

@@ -21,6 +21,7 @@ public enum StoreConnection {
         configuration.foreignKeysEnabled = false
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "cdinspect"
+        configuration.prepareDatabase { db in PredicateFunctions.register(db) }
         do {
             let queue = try DatabaseQueue(path: file.path, configuration: configuration)
             // Reading the schema proves the file is a usable database; SQLite opens lazily.

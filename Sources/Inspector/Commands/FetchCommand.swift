@@ -1,0 +1,53 @@
+import ArgumentParser
+import ManagedStore
+
+public struct FetchCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Fetch objects of an entity, with an NSPredicate, sort, limit and offset.",
+        discussion: """
+            'fetch ENTITY where P…' takes the rest of the line as the predicate. Objects print with \
+            their object ID (x-coredata://UUID/Entity/pN) and their attributes and to-one \
+            relationships; rows stream out as they are read.
+            """)
+
+    @Argument(help: "The entity to fetch (its sub-entities' objects are included).")
+    public var entity: String
+
+    @OptionGroup public var predicate: PredicateOptions
+    @OptionGroup public var shape: FetchShapeOptions
+    @OptionGroup public var output: FormatOption
+
+    public init() {}
+
+    public func run(in session: Session) throws {
+        let request = try shape.request(entity: entity, predicate: predicate, warn: session.warn)
+        let format = session.format(output.format)
+        if request.resultType == .count {
+            try FetchCommand.printCount(request, in: session, format: format)
+            return
+        }
+        let plan = try FetchPlan(request, store: session.store)
+        plan.warnings.forEach(session.warn)
+        let showsID = request.resultType != .dicts
+        let columns = (showsID ? ["objectID"] : []) + (request.resultType == .ids ? [] : plan.properties.map(\.name))
+        let writer = RowWriter(columns: columns, format: format, sink: session.output)
+        try session.store.reader.read { db in
+            _ = try plan.forEach(db) { row in
+                var values: [OutputValue] = []
+                values.reserveCapacity(columns.count)
+                if showsID { values.append(row.objectID.map { .objectID($0.uri) } ?? .null) }
+                if request.resultType != .ids { for value in row.values { values.append(OutputValue(value)) } }
+                writer.row(values)
+            }
+        }
+        writer.finish()
+    }
+
+    static func printCount(_ request: FetchRequest, in session: Session, format: OutputFormat) throws {
+        let plan = try FetchPlan(request, store: session.store)
+        plan.warnings.forEach(session.warn)
+        let n = try session.store.reader.read { try plan.count($0) }
+        session.output.line(format == .json ? "{\"count\": \(n)}" : String(n))
+    }
+}

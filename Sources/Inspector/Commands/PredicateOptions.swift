@@ -1,0 +1,94 @@
+import Foundation
+import ArgumentParser
+import ManagedStore
+
+/// `--where`, `--arg` and `--var`, as fetch, count and explain take them.
+public struct PredicateOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("An NSPredicate format string, e.g. 'age > 30 AND name BEGINSWITH[c] \"d\"'.", valueName: "predicate"))
+    public var `where`: String?
+
+    @Option(name: .long, parsing: .singleValue,
+            help: ArgumentHelp("Fills the next %@, %K, %d or %f, in order: a literal such as '\"John\"', 30, {1,2} or CAST(0, \"NSDate\"), or a key path for %K.", valueName: "value"))
+    public var arg: [String] = []
+
+    @Option(name: .long, parsing: .singleValue,
+            help: ArgumentHelp("Gives $NAME a value, written as a literal: --var 'LOWER=18'.", valueName: "name=value"))
+    public var `var`: [String] = []
+
+    public init() {}
+
+    /// The parsed predicate, or nil when there is none.
+    public func predicate(warn: (String) -> Void) throws -> ManagedStore.Predicate? {
+        guard let text = `where` else {
+            if !arg.isEmpty { throw CommandError.usage("--arg fills a predicate's %@; give the predicate with --where") }
+            return nil
+        }
+        var variables: [String: String] = [:]
+        for binding in `var` {
+            guard let eq = binding.firstIndex(of: "="), eq != binding.startIndex else {
+                throw CommandError.usage("--var takes NAME=VALUE, e.g. --var 'LOWER=18'")
+            }
+            var name = String(binding[..<eq])
+            if name.hasPrefix("$") { name.removeFirst() }
+            variables[name] = String(binding[binding.index(after: eq)...])
+        }
+        let used = PredicateParser.specifierCount(text)
+        if arg.count > used {
+            warn("\(arg.count - used) --arg value\(arg.count - used == 1 ? " is" : "s are") not used: the predicate has \(used) format specifier\(used == 1 ? "" : "s") outside quotes")
+        }
+        return try PredicateParser.parse(text, arguments: arg, variables: variables)
+    }
+
+    var text: String { `where` ?? "" }
+}
+
+/// What fetch and explain share: the request's shape beyond its predicate.
+public struct FetchShapeOptions: ParsableArguments {
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Sort by KEY (a key path through to-one relationships), ascending or :desc; repeatable.", valueName: "key[:desc]"))
+    public var sort: [String] = []
+
+    @Option(name: .long, help: "Return at most N objects.")
+    public var limit: Int?
+
+    @Option(name: .long, help: "Skip the first N objects.")
+    public var offset: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Properties to return, comma-separated (attributes, to-one relationships, or to-one key paths such as owner.name).", valueName: "key,…"))
+    public var keys: String?
+
+    @Option(name: .customLong("as"), help: ArgumentHelp("Result type: objects (default), ids, dicts or count.", valueName: "type"))
+    public var resultType: String?
+
+    @Option(name: .long, help: "Fetch object IDs first, then the objects in batches of N (Core Data's fetchBatchSize).")
+    public var batchSize: Int?
+
+    public init() {}
+
+    func request(entity: String, predicate: PredicateOptions, warn: (String) -> Void) throws -> FetchRequest {
+        var sorts: [FetchRequest.SortDescriptor] = []
+        for text in sort {
+            guard let descriptor = FetchRequest.SortDescriptor(parsing: text) else {
+                throw CommandError.usage("--sort takes KEY, KEY:asc or KEY:desc, not '\(text)'")
+            }
+            sorts.append(descriptor)
+        }
+        var type = FetchRequest.ResultType.objects
+        if let resultType {
+            guard let parsed = FetchRequest.ResultType(rawValue: resultType) else {
+                throw CommandError.usage("--as takes objects, ids, dicts or count, not '\(resultType)'")
+            }
+            type = parsed
+        }
+        if let limit, limit < 0 { throw CommandError.usage("--limit takes a count of 0 or more") }
+        if let offset, offset < 0 { throw CommandError.usage("--offset takes a count of 0 or more") }
+        if let batchSize, batchSize < 0 { throw CommandError.usage("--batch-size takes a count of 0 or more") }
+        let keyList = try keys.map { text -> [String] in
+            let list = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !list.isEmpty else { throw CommandError.usage("--keys takes a comma-separated list of properties") }
+            return list
+        }
+        return FetchRequest(entityName: entity, predicate: try predicate.predicate(warn: warn), predicateText: predicate.text,
+                            sortDescriptors: sorts, fetchLimit: limit, fetchOffset: offset, propertiesToFetch: keyList,
+                            resultType: type, batchSize: batchSize)
+    }
+}

@@ -1,0 +1,145 @@
+import GRDB
+
+/// A fetch request compiled to SQL for one store, with what each selected column means,
+/// so rows can be decoded as they stream past.
+public struct FetchPlan: Sendable {
+    public struct Property: Sendable {
+        public let name: String
+        /// The attribute to decode the column as; nil for a to-one relationship.
+        public let attribute: AttributeDescription?
+        /// A to-one relationship's destination entity.
+        public let destination: String?
+        let index: Int
+        let entityIndex: Int?
+    }
+
+    public let request: FetchRequest
+    public let entity: EntityMapping
+    /// The statement a fetch (or count) runs.
+    public let statement: SQLFragment
+    /// For a batched fetch: the statement for one batch, with `?` list appended by the executor.
+    let batchStatement: String?
+    public let properties: [Property]
+    public let warnings: [String]
+    let entityIndex: Int?
+    let primaryKeyIndex: Int?
+    let entityNames: [Int64: String]
+    let storeUUID: String
+    let storeFile: StoreFile?
+
+    public init(_ request: FetchRequest, store: PersistentStore) throws {
+        let entity = try store.entity(request.entityName)
+        self.request = request
+        self.entity = entity
+        storeUUID = store.uuid
+        storeFile = store.file
+        var names: [Int64: String] = [:]
+        for e in store.mapping.entities where e.table == entity.table { if let id = e.entityID { names[Int64(id)] = e.name } }
+        entityNames = names
+
+        let compiler = PredicateCompiler(mapping: store.mapping, text: request.predicateText)
+        let root = compiler.rootScope(entity)
+        var conditions: [SQLFragment] = []
+        if let filter = compiler.entityFilter(alias: "t0", entity) { conditions.append(SQLFragment(filter)) }
+        if let predicate = request.predicate {
+            switch predicate {
+            case .constant(true): break
+            default: conditions.append(try compiler.condition(predicate, in: root))
+            }
+        }
+        var order: [SQLFragment] = []
+        for sort in request.sortDescriptors {
+            do {
+                order.append(try compiler.orderTerm(sort.keyPath, in: root) + (sort.ascending ? "" : " DESC"))
+            } catch let e as PredicateFormatError {
+                throw FetchError.badSortKey(sort.keyPath, e.message)
+            }
+        }
+
+        // The selected columns, in Core Data's order: entity, key, version, then properties.
+        var columns: [String] = []
+        var properties: [Property] = []
+        var entityIndex: Int?
+        var primaryKeyIndex: Int?
+        let wantsObjectID = request.resultType == .objects || request.resultType == .ids
+        if wantsObjectID {
+            entityIndex = 0
+            columns.append(entity.tableHasSubentities ? root.column(entity.entityColumn ?? "Z_ENT") : "0")
+            primaryKeyIndex = 1
+            columns.append(root.primaryKey)
+            if request.resultType == .objects, let version = entity.versionColumn { columns.append(root.column(version)) }
+        }
+        if request.resultType == .objects || request.resultType == .dicts {
+            let keys = request.propertiesToFetch ?? FetchPlan.defaultProperties(entity)
+            for key in keys {
+                let selected: PredicateCompiler.Selected
+                do { selected = try compiler.selectable(key, in: root) } catch let e as PredicateFormatError {
+                    throw FetchError.badKey(key, e.message)
+                }
+                columns.append(selected.sql)
+                var entityColumnIndex: Int?
+                if let sql = selected.entityColumnSQL {
+                    columns.append(sql)
+                    entityColumnIndex = columns.count - 1
+                }
+                properties.append(Property(name: key, attribute: selected.attribute, destination: selected.destination,
+                                           index: columns.count - 1 - (entityColumnIndex == nil ? 0 : 1), entityIndex: entityColumnIndex))
+            }
+        }
+        self.properties = properties
+        self.entityIndex = entityIndex
+        self.primaryKeyIndex = primaryKeyIndex
+
+        let from = root.from.sql
+        let whereClause = conditions.isEmpty ? SQLFragment("") : " WHERE " + SQLFragment.joined(conditions, separator: " AND ")
+        var tail = ""
+        if !order.isEmpty { tail += " ORDER BY " + order.map(\.sql).joined(separator: ", ") }
+        let orderArguments = order.flatMap(\.arguments)
+        if let limit = request.fetchLimit { tail += " LIMIT \(limit)" }
+        if let offset = request.fetchOffset, offset > 0 { tail += (request.fetchLimit == nil ? " LIMIT -1" : "") + " OFFSET \(offset)" }
+
+        switch request.resultType {
+        case .count:
+            if conditions.isEmpty && from == root.from.base && tail.isEmpty {
+                statement = SQLFragment("SELECT COUNT(*) FROM \(SQL.identifier(entity.table))")
+            } else if tail.isEmpty {
+                statement = "SELECT COUNT(*) FROM \(from)" + whereClause
+            } else {
+                statement = "SELECT COUNT(*) FROM (SELECT 1 FROM \(from)" + whereClause + SQLFragment(tail, orderArguments) + ")"
+            }
+            batchStatement = nil
+        default:
+            if let batch = request.batchSize, batch > 0, wantsObjectID {
+                statement = "SELECT 0, \(root.primaryKey) FROM \(from)" + whereClause + SQLFragment(tail, orderArguments)
+                batchStatement = "SELECT \(columns.joined(separator: ", ")) FROM \(from) WHERE \(root.primaryKey) IN "
+            } else {
+                statement = "SELECT \(columns.joined(separator: ", ")) FROM \(from)" + whereClause + SQLFragment(tail, orderArguments)
+                batchStatement = nil
+            }
+        }
+        warnings = compiler.collectedWarnings
+    }
+
+    /// Stored attributes, then to-one relationships, in model order.
+    static func defaultProperties(_ entity: EntityMapping) -> [String] {
+        entity.storedAttributes.map(\.attribute.name)
+            + entity.relationships.filter { !$0.relationship.isToMany && $0.storage != .none(reason: "") }.compactMap {
+                if case .foreignKey = $0.storage { return $0.relationship.name }
+                return nil
+            }
+    }
+}
+
+public enum FetchError: Error, CustomStringConvertible, Equatable {
+    case badSortKey(String, String)
+    case badKey(String, String)
+    case badOption(String)
+
+    public var description: String {
+        switch self {
+        case .badSortKey(let key, let why): return "cannot sort by \(key): \(why)"
+        case .badKey(let key, let why): return "cannot fetch key \(key): \(why)"
+        case .badOption(let why): return why
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/// A fetch request as Core Data has one: an entity, a predicate, sort descriptors, limit
+/// and offset, and what to return.
+public struct FetchRequest: Sendable {
+    public enum ResultType: String, Sendable, CaseIterable {
+        case objects, ids, dicts, count
+    }
+
+    public struct SortDescriptor: Sendable, Equatable {
+        public var keyPath: String
+        public var ascending: Bool
+
+        public init(keyPath: String, ascending: Bool = true) {
+            self.keyPath = keyPath
+            self.ascending = ascending
+        }
+
+        /// `KEY`, `KEY:asc` or `KEY:desc`.
+        public init?(parsing text: String) {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count), !parts[0].isEmpty else { return nil }
+            keyPath = String(parts[0])
+            switch parts.count == 2 ? parts[1].lowercased() : "asc" {
+            case "asc", "ascending": ascending = true
+            case "desc", "descending": ascending = false
+            default: return nil
+            }
+        }
+    }
+
+    public var entityName: String
+    public var predicate: Predicate?
+    /// The predicate as written, for error messages.
+    public var predicateText: String
+    public var sortDescriptors: [SortDescriptor]
+    public var fetchLimit: Int?
+    public var fetchOffset: Int?
+    /// Properties (or to-one key paths) to return; all stored attributes and to-one
+    /// relationships when nil.
+    public var propertiesToFetch: [String]?
+    public var resultType: ResultType
+    /// Core Data's batched fetch: object IDs first, then the rows in batches of this size.
+    public var batchSize: Int?
+
+    public init(entityName: String, predicate: Predicate? = nil, predicateText: String = "",
+                sortDescriptors: [SortDescriptor] = [], fetchLimit: Int? = nil, fetchOffset: Int? = nil,
+                propertiesToFetch: [String]? = nil, resultType: ResultType = .objects, batchSize: Int? = nil) {
+        self.entityName = entityName
+        self.predicate = predicate
+        self.predicateText = predicateText
+        self.sortDescriptors = sortDescriptors
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+        self.propertiesToFetch = propertiesToFetch
+        self.resultType = resultType
+        self.batchSize = batchSize
+    }
+}

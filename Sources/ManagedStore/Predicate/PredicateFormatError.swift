@@ -1,0 +1,38 @@
+/// A predicate that cannot be parsed or cannot be run: the message, and where in the
+/// predicate string the problem is, so the error can point at it with a caret.
+public struct PredicateFormatError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The string is not a predicate.
+        case syntax
+        /// A well-formed predicate the store cannot answer (unknown key, to-many key, …).
+        case unsupported
+        /// Evaluating in memory failed, as `evaluateWithObject:` raises (a string ordered
+        /// against a number, ANY on something that is not a collection, …).
+        case evaluation
+    }
+
+    public let kind: Kind
+    public let message: String
+    public let predicate: String
+    /// Offset in Unicode scalars from the start of the predicate.
+    public let position: Int
+
+    public init(_ kind: Kind, _ message: String, predicate: String, position: Int) {
+        self.kind = kind
+        self.message = message
+        self.predicate = predicate
+        self.position = max(0, position)
+    }
+
+    /// 1-based column for people.
+    public var column: Int { position + 1 }
+
+    public var description: String {
+        let scalars = Array(predicate.unicodeScalars)
+        let shown = String(String.UnicodeScalarView(scalars.map { $0 == "\n" || $0 == "\t" ? " " : $0 }))
+        let caretOffset = min(position, scalars.count)
+        let pad = String(String.UnicodeScalarView(scalars.prefix(caretOffset).map { $0 == "\t" ? "\t" : " " }))
+        let title = kind == .syntax ? "predicate syntax error" : kind == .evaluation ? "predicate evaluation error" : "predicate error"
+        return "\(title) at column \(column): \(message)\n  \(shown)\n  \(pad)^"
+    }
+}
