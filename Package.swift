@@ -24,6 +24,8 @@ let package = Package(
             name: "ManagedStore",
             dependencies: [
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The SQLite C API itself, to read fetched columns without per-value generics.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 "CZlib",
             ]),
         .target(

@@ -32,12 +32,18 @@ public struct FetchCommand: SessionCommand {
         let showsID = request.resultType != .dicts
         let columns = (showsID ? ["objectID"] : []) + (request.resultType == .ids ? [] : plan.properties.map(\.name))
         let writer = RowWriter(columns: columns, format: format, sink: session.output)
+        var uris = ObjectURICache()
+        var values: [OutputValue] = []
+        values.reserveCapacity(columns.count)
         try session.store.reader.read { db in
             _ = try plan.forEach(db) { row in
-                var values: [OutputValue] = []
-                values.reserveCapacity(columns.count)
-                if showsID { values.append(row.objectID.map { .objectID($0.uri) } ?? .null) }
-                if request.resultType != .ids { for value in row.values { values.append(OutputValue(value)) } }
+                values.removeAll(keepingCapacity: true)
+                if showsID { values.append(row.objectID.map { uris.value($0) } ?? .null) }
+                if request.resultType != .ids {
+                    for value in row.values {
+                        if case .object(let id?) = value { values.append(uris.value(id)) } else { values.append(OutputValue(value)) }
+                    }
+                }
                 writer.row(values)
             }
         }
@@ -49,5 +55,20 @@ public struct FetchCommand: SessionCommand {
         plan.warnings.forEach(session.warn)
         let n = try session.store.reader.read { try plan.count($0) }
         session.output.line(format == .json ? "{\"count\": \(n)}" : String(n))
+    }
+}
+
+/// Object URIs share their `x-coredata://UUID/Entity/p` prefix; building it once per
+/// entity rather than once per row matters at a million rows.
+struct ObjectURICache {
+    private var prefixes: [String: String] = [:]
+    private var last: (entity: String, prefix: String)?
+
+    mutating func value(_ id: ObjectID) -> OutputValue {
+        if let last, last.entity == id.entityName { return .objectURI(prefix: last.prefix, key: id.primaryKey) }
+        let prefix = prefixes[id.entityName] ?? "x-coredata://\(id.storeUUID)/\(id.entityName)/p"
+        prefixes[id.entityName] = prefix
+        last = (id.entityName, prefix)
+        return .objectURI(prefix: prefix, key: id.primaryKey)
     }
 }

@@ -4,7 +4,9 @@ import Foundation
 /// flushed after each command so another program can drive cdinspect line by line.
 public final class OutputSink: @unchecked Sendable {
     private let handle: FileHandle
-    private var buffer: [UInt8] = []
+    // Appended to for every field of every row; the checks exclusivity enforcement would
+    // add cost more than the writing itself, and the sink is only used from one thread.
+    @exclusivity(unchecked) private var buffer: [UInt8] = []
     /// Table cells are cut to this width (with an ellipsis) when output is a terminal.
     public var terminalWidth: Int?
 
@@ -16,6 +18,30 @@ public final class OutputSink: @unchecked Sendable {
 
     public func write(_ text: String) {
         buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    /// One ASCII byte (a separator or newline).
+    public func byte(_ b: UInt8) {
+        buffer.append(b)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    /// A decimal integer, written without making a String.
+    public func integer(_ value: Int64) {
+        if value < 0 { buffer.append(45) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var n = 0
+        withUnsafeMutableBytes(of: &digits) { raw in
+            repeat {
+                raw[19 - n] = UInt8(48 + magnitude % 10)
+                magnitude /= 10
+                n += 1
+            } while magnitude > 0
+            buffer.append(contentsOf: raw[(20 - n)...])
+        }
         if buffer.count >= 1 << 16 { flush() }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import ManagedStore
 
 extension OutputValue {
@@ -12,7 +13,7 @@ extension OutputValue {
         case .string(let s): self = .string(s)
         case .date(let d): self = .date(d)
         case .data(let bytes): self = .data(bytes)
-        case .uuid(let uuid): self = .string(uuid.uuidString)
+        case .uuid(let uuid): self = .string(OutputValue.uuidText(uuid))
         case .uri(let uri): self = .string(uri)
         case .transformable(let summary, _): self = .string(summary)
         case .externalFile(let path, let exists): self = .string("<external data \(path)\(exists ? "" : ", missing")>")
@@ -24,6 +25,22 @@ extension OutputValue {
         case .attribute(let a): self.init(a)
         case .object(let id): self = id.map { .objectID($0.uri) } ?? .null
         }
+    }
+
+    /// Upper-case hex with dashes, as `uuidString`, written directly (it runs once per row).
+    static func uuidText(_ uuid: UUID) -> String {
+        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+        var out = [UInt8](repeating: 45, count: 36)
+        var n = 0
+        withUnsafeBytes(of: uuid.uuid) { bytes in
+            for (i, byte) in bytes.enumerated() {
+                if i == 4 || i == 6 || i == 8 || i == 10 { n += 1 }
+                out[n] = hex[Int(byte >> 4)]
+                out[n + 1] = hex[Int(byte & 0xF)]
+                n += 2
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -12,6 +12,9 @@ public enum OutputValue: Sendable, Equatable {
     case date(Double)
     case data([UInt8])
     case objectID(String)
+    /// An object ID as its URI prefix (`x-coredata://UUID/Entity/p`) and primary key: the
+    /// prefix is shared by every object of the entity, so a fetch does not build a string per row.
+    case objectURI(prefix: String, key: Int64)
     case array([OutputValue])
     case object([(String, OutputValue)])
 
@@ -21,20 +24,49 @@ public enum OutputValue: Sendable, Equatable {
 
     static let referenceDateOffset: Double = 978_307_200
 
+    /// ISO 8601 in UTC, with milliseconds only when the value has a fraction. Written by
+    /// hand: a formatter per value costs more than the rest of a fetch's row.
     public static func isoDate(_ referenceSeconds: Double) -> String {
-        let date = Date(timeIntervalSince1970: referenceSeconds + referenceDateOffset)
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
+        guard referenceSeconds.isFinite, abs(referenceSeconds) < 1e13 else { return formatReal(referenceSeconds) }
+        let unix = referenceSeconds + referenceDateOffset
+        var seconds = Int64(unix.rounded(.down))
+        var millis = Int64(((unix - Double(seconds)) * 1000).rounded())
+        if millis == 1000 { seconds += 1; millis = 0 }
         let hasFraction = referenceSeconds.rounded() != referenceSeconds
-        formatter.formatOptions = hasFraction ? [.withInternetDateTime, .withFractionalSeconds] : [.withInternetDateTime]
-        return formatter.string(from: date)
+        var days = seconds / 86_400
+        var rest = seconds % 86_400
+        if rest < 0 { rest += 86_400; days -= 1 }
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        var out = [UInt8](repeating: 0, count: 25)
+        var n = 0
+        func put(_ byte: UInt8) { out[n] = byte; n += 1 }
+        func digits(_ value: Int64, _ width: Int) {
+            var v = value
+            for i in stride(from: n + width - 1, through: n, by: -1) { out[i] = UInt8(48 + v % 10); v /= 10 }
+            n += width
+        }
+        if year < 0 { put(45) }
+        digits(Swift.abs(year) % 10_000, 4); put(45); digits(month, 2); put(45); digits(day, 2)
+        put(84); digits(rest / 3600, 2); put(58); digits(rest / 60 % 60, 2); put(58); digits(rest % 60, 2)
+        if hasFraction { put(46); digits(millis, 3) }
+        put(90)
+        return String(decoding: out[..<n], as: UTF8.self)
     }
 
     static func formatReal(_ d: Double) -> String {
         if d.isNaN { return "NaN" }
         if d.isInfinite { return d < 0 ? "-Infinity" : "Infinity" }
-        if d.rounded() == d && abs(d) < 1e15 { return String(format: "%.1f", d) }
-        return "\(d)"
+        if d.rounded() == d && abs(d) < 1e15 { return String(Int64(d)) + ".0" }
+        return d.description
     }
 
     /// Plain text for table, CSV and line output.
@@ -48,6 +80,7 @@ public enum OutputValue: Sendable, Equatable {
         case .date(let d): return OutputValue.isoDate(d)
         case .data(let bytes): return Data(bytes).base64EncodedString()
         case .objectID(let id): return id
+        case .objectURI(let prefix, let key): return prefix + String(key)
         case .array(let items): return items.map(\.text).joined(separator: ", ")
         case .object(let pairs): return pairs.map { "\($0.0)=\($0.1.text)" }.joined(separator: ", ")
         }
@@ -63,6 +96,7 @@ public enum OutputValue: Sendable, Equatable {
         case .date(let d): return JSON.quote(OutputValue.isoDate(d))
         case .data(let bytes): return JSON.quote(Data(bytes).base64EncodedString())
         case .objectID(let id): return JSON.quote(id)
+        case .objectURI(let prefix, let key): return JSON.quote(prefix + String(key))
         case .array(let items): return "[" + items.map(\.jsonText).joined(separator: ", ") + "]"
         case .object(let pairs): return "{" + pairs.map { JSON.quote($0.0) + ": " + $0.1.jsonText }.joined(separator: ", ") + "}"
         }

@@ -6,7 +6,7 @@ public final class RowWriter {
     private let sink: OutputSink
     private var pending: [[OutputValue]] = []
     private var widths: [Int]?
-    private var count = 0
+    @exclusivity(unchecked) private var count = 0
     /// Rows buffered to measure a table's columns before the first line is printed.
     static let measuredRows = 64
 
@@ -29,7 +29,11 @@ public final class RowWriter {
             sink.write(count == 0 ? "\n  " : ",\n  ")
             sink.write(OutputValue.object(Array(zip(columns, values))).jsonText)
         case .csv:
-            sink.line(values.map { CSV.field($0.text) }.joined(separator: ","))
+            for i in values.indices {
+                if i > 0 { sink.byte(44) }
+                CSV.write(values[i], to: sink)
+            }
+            sink.byte(10)
         case .line:
             if count > 0 { sink.line() }
             let width = columns.map(\.count).max() ?? 0
@@ -86,9 +90,22 @@ public final class RowWriter {
 }
 
 enum CSV {
+    /// A value as one field, the common cases without an intermediate String.
+    static func write(_ value: OutputValue, to sink: OutputSink) {
+        switch value {
+        case .integer(let i): sink.integer(i)
+        case .null: sink.write("NULL")
+        case .string(let s), .objectID(let s): sink.write(field(s))
+        case .objectURI(let prefix, let key):
+            sink.write(field(prefix))
+            sink.integer(key)
+        default: sink.write(field(value.text))
+        }
+    }
+
     /// RFC 4180: quote a field holding a comma, quote, CR or LF, doubling inner quotes.
     static func field(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        guard text.utf8.contains(where: { $0 == 44 || $0 == 34 || $0 == 10 || $0 == 13 }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

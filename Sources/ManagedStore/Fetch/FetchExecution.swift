@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// One fetched object (or dictionary): its ID when the result type has one, and its
 /// property values in the plan's order.
@@ -17,7 +18,10 @@ public enum FetchedValue: Equatable {
 extension FetchPlan {
     /// Runs a count plan.
     public func count(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: statement.sql, arguments: StatementArguments(statement.arguments)) ?? 0
+        let prepared = try db.makeStatement(sql: statement.sql)
+        let columns = ColumnReader(prepared.sqliteStatement)
+        try columns.bind(statement.arguments, db)
+        return try columns.step(db) ? Int(columns.int64(0)) : 0
     }
 
     /// Streams the rows through `body` as SQLite produces them; nothing is collected, so
@@ -25,47 +29,56 @@ extension FetchPlan {
     @discardableResult
     public func forEach(_ db: Database, _ body: (FetchedRow) throws -> Void) throws -> Int {
         var count = 0
-        let cursor = try Row.fetchCursor(db, sql: statement.sql, arguments: StatementArguments(statement.arguments))
+        let prepared = try db.makeStatement(sql: statement.sql)
+        let columns = ColumnReader(prepared.sqliteStatement)
+        try columns.bind(statement.arguments, db)
         guard let batchStatement, let size = request.batchSize else {
-            while let row = try cursor.next() {
-                try body(decode(row))
+            // One values buffer for every row: the body is done with a row before the next.
+            var buffer: [FetchedValue] = []
+            buffer.reserveCapacity(decoders.count)
+            while try columns.step(db) {
+                try body(decode(columns, into: &buffer))
                 count += 1
             }
             return count
         }
         // Batched, as Core Data's fetchBatchSize: the IDs first, then each batch's rows.
         var ids: [Int64] = []
-        while let row = try cursor.next() { ids.append(row[1]) }
+        while try columns.step(db) { ids.append(columns.int64(1)) }
         var start = 0
         while start < ids.count {
             let batch = Array(ids[start..<min(start + size, ids.count)])
             let placeholders = "(" + Array(repeating: "?", count: batch.count).joined(separator: ", ") + ")"
-            var rows: [Int64: Row] = [:]
-            for row in try Row.fetchAll(db, sql: batchStatement + placeholders, arguments: StatementArguments(batch)) {
-                rows[row[1]] = row
+            var rows: [Int64: FetchedRow] = [:]
+            let prepared = try db.makeStatement(sql: batchStatement + placeholders)
+            let columns = ColumnReader(prepared.sqliteStatement)
+            try columns.bind(batch.map(\.databaseValue), db)
+            var buffer: [FetchedValue] = []
+            while try columns.step(db) {
+                rows[columns.int64(1)] = decode(columns, into: &buffer)
+                buffer = []
             }
             for id in batch {
-                if let row = rows[id] { try body(decode(row)); count += 1 }
+                if let row = rows[id] { try body(row); count += 1 }
             }
             start += size
         }
         return count
     }
 
-    func decode(_ row: Row) -> FetchedRow {
+    func decode(_ row: ColumnReader, into values: inout [FetchedValue]) -> FetchedRow {
         var objectID: ObjectID?
         if let primaryKeyIndex, let entityIndex {
-            objectID = makeObjectID(entityID: row[entityIndex], fallback: entity.name, primaryKey: row[primaryKeyIndex])
+            objectID = makeObjectID(entityID: row.int64(entityIndex), fallback: entity.name, primaryKey: row.int64(primaryKeyIndex))
         }
-        var values: [FetchedValue] = []
-        values.reserveCapacity(properties.count)
-        for property in properties {
-            let stored = FetchPlan.stored(row[property.index] as DatabaseValue)
-            if let attribute = property.attribute {
-                values.append(.attribute(AttributeValueDecoder.decode(stored, as: attribute, store: storeFile)))
+        values.removeAll(keepingCapacity: true)
+        for decoder in decoders {
+            let stored = row.stored(decoder.index)
+            if let type = decoder.type {
+                values.append(.attribute(AttributeValueDecoder.decode(stored, type: type, external: decoder.external, store: storeFile)))
             } else if case .integer(let key) = stored {
-                let entityID: Int64? = property.entityIndex.flatMap { row[$0] }
-                values.append(.object(makeObjectID(entityID: entityID, fallback: property.destination ?? "", primaryKey: key)))
+                let entityID: Int64? = decoder.entityIndex.flatMap { row.isNull($0) ? nil : row.int64($0) }
+                values.append(.object(makeObjectID(entityID: entityID, fallback: decoder.destination, primaryKey: key)))
             } else {
                 values.append(.object(nil))
             }
@@ -85,6 +98,84 @@ extension FetchPlan {
         case .double(let d): return .real(d)
         case .string(let s): return .text(s)
         case .blob(let data): return .blob([UInt8](data))
+        }
+    }
+}
+
+/// Reads the current row of a stepped statement through the C API: one call per column,
+/// no generic decoding.
+struct ColumnReader {
+    let handle: OpaquePointer
+
+    init(_ handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    func isNull(_ i: Int) -> Bool { sqlite3_column_type(handle, Int32(i)) == SQLITE_NULL }
+
+    func int64(_ i: Int) -> Int64 { sqlite3_column_int64(handle, Int32(i)) }
+
+    /// Binds values by position. Text is bound with its length, so a NUL byte inside a value
+    /// is part of it rather than its end (GRDB binds text as a C string).
+    func bind(_ values: [DatabaseValue], _ db: Database) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            let code: Int32
+            switch value.storage {
+            case .null: code = sqlite3_bind_null(handle, index)
+            case .int64(let v): code = sqlite3_bind_int64(handle, index, v)
+            case .double(let v): code = sqlite3_bind_double(handle, index, v)
+            case .string(let s):
+                var text = s
+                code = text.withUTF8 { bytes in
+                    guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                        return sqlite3_bind_text(handle, index, "", 0, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                    }
+                    return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                        sqlite3_bind_text(handle, index, $0, Int32(bytes.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                    }
+                }
+            case .blob(let data):
+                code = data.withUnsafeBytes { bytes in
+                    guard let base = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_zeroblob(handle, index, 0) }
+                    return sqlite3_bind_blob(handle, index, base, Int32(bytes.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                }
+            }
+            guard code == SQLITE_OK else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+        }
+    }
+
+    /// Steps to the next row; false when done. Errors (an interrupt, a busy store, damage)
+    /// come back as GRDB's `DatabaseError`, as from any other statement.
+    func step(_ db: Database) throws -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let code:
+            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+            sqlite3_reset(handle)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: String(cString: sqlite3_sql(handle)))
+        }
+    }
+
+    func stored(_ i: Int) -> StoredValue {
+        let column = Int32(i)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(handle, column) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(handle, column))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+        default: return .null
         }
     }
 }

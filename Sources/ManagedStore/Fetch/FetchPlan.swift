@@ -21,6 +21,15 @@ public struct FetchPlan: Sendable {
     let batchStatement: String?
     public let properties: [Property]
     public let warnings: [String]
+    /// What `decode` needs per property, kept small: rows are decoded a million at a time.
+    struct Decoder {
+        let index: Int
+        let type: AttributeType?
+        let external: Bool
+        let destination: String
+        let entityIndex: Int?
+    }
+    let decoders: [Decoder]
     let entityIndex: Int?
     let primaryKeyIndex: Int?
     let entityNames: [Int64: String]
@@ -87,6 +96,10 @@ public struct FetchPlan: Sendable {
             }
         }
         self.properties = properties
+        decoders = properties.map {
+            Decoder(index: $0.index, type: $0.attribute?.type, external: $0.attribute?.allowsExternalBinaryDataStorage ?? false,
+                    destination: $0.destination ?? "", entityIndex: $0.entityIndex)
+        }
         self.entityIndex = entityIndex
         self.primaryKeyIndex = primaryKeyIndex
 

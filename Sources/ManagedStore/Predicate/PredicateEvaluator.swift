@@ -67,7 +67,7 @@ public struct PredicateEvaluator {
         switch c.modifier {
         case .direct:
             return try compare(left, c.op, right, c.options, at: c.position)
-        case .any, .all, .none:
+        case .any, .all, .notAny:
             let elements: [EvaluatedValue]
             switch left {
             case .collection(let items): elements = items

@@ -152,7 +152,7 @@ private struct Parser {
         switch token.kind {
         case .keyword("ANY"), .keyword("SOME"): modifier = .any; advance()
         case .keyword("ALL"): modifier = .all; advance()
-        case .keyword("NONE"): modifier = .none; advance()
+        case .keyword("NONE"): modifier = .notAny; advance()
         default: break
         }
         if case .end = token.kind { throw error("expected a predicate, found the end of the predicate") }

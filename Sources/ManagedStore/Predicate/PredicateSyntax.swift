@@ -10,10 +10,10 @@ public indirect enum Predicate: Sendable, Equatable {
     case comparison(Comparison)
 }
 
-/// `ANY`/`SOME` become `.any`, and `NONE x` is parsed as `NOT (ANY x)`, as Foundation does;
-/// `.none` is kept only so that a warning can say what the user wrote.
+/// `ANY` and `SOME` are `.any`. `NONE x` means `NOT (ANY x)`, as Foundation rewrites it;
+/// `.notAny` (NONE) is kept apart so that a warning can say what the user wrote.
 public enum ComparisonModifier: Sendable, Equatable {
-    case direct, any, all, none
+    case direct, any, all, notAny
 }
 
 public enum ComparisonOperator: String, Sendable, Equatable {

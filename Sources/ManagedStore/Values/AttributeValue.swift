@@ -31,8 +31,13 @@ public enum StoredValue: Sendable, Equatable {
 /// Turns stored column values into attribute values by the model's attribute type.
 public enum AttributeValueDecoder {
     public static func decode(_ stored: StoredValue, as attribute: AttributeDescription, store: StoreFile?) -> AttributeValue {
+        decode(stored, type: attribute.type, external: attribute.allowsExternalBinaryDataStorage, store: store)
+    }
+
+    /// `external`: the attribute allows external binary storage, so its blob carries a tag.
+    public static func decode(_ stored: StoredValue, type: AttributeType, external: Bool, store: StoreFile?) -> AttributeValue {
         if case .null = stored { return .null }
-        switch attribute.type {
+        switch type {
         case .boolean:
             switch stored {
             case .integer(let i): return .bool(i != 0)
@@ -64,7 +69,7 @@ public enum AttributeValueDecoder {
         case .transformable:
             if case .blob(let bytes) = stored { return .transformable(summary: summarize(bytes), bytes: bytes) }
             return raw(stored)
-        case .binaryData where attribute.allowsExternalBinaryDataStorage:
+        case .binaryData where external:
             guard case .blob(let bytes) = stored, let tag = bytes.first else { return raw(stored) }
             switch tag {
             case 0x01:

@@ -112,7 +112,7 @@ public final class PredicateCompiler {
             var direct = c
             direct.modifier = .direct
             let plain = try comparison(direct, ctx)
-            return c.modifier == .none ? "NOT " + plain.parenthesized() : plain
+            return c.modifier == .notAny ? "NOT " + plain.parenthesized() : plain
         }
         let source = try enter(split, ctx)
         var inner = ctx
@@ -123,12 +123,12 @@ public final class PredicateCompiler {
         elementComparison.modifier = .direct
         elementComparison.left = split.rest(at: c.left.position)
         let test = try comparison(elementComparison, inner)
-        let word = c.modifier == .all ? "ALL" : c.modifier == .none ? "NONE" : "ANY"
+        let word = c.modifier == .all ? "ALL" : c.modifier == .notAny ? "NONE" : "ANY"
         switch c.modifier {
         case .all:
             warnings.append("Core Data's SQLite store rejects ALL on a to-many relationship (\"unsupported predicate\"); cdinspect answers it, the app's fetch would fail")
             return source.exists(test.parenthesized() + " IS NOT 1", negated: true)
-        case .none:
+        case .notAny:
             warnings.append("Core Data's SQLite store does not answer \(word) on a to-many relationship reliably; cdinspect answers it as NOT (ANY …)")
             return source.exists(test, negated: true)
         default:

@@ -1,70 +1,116 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The SQL functions compiled predicates call. Core Data registers its own on its
 /// connection (`NSCoreDataLike`, `NSCoreDataStringSearch`, …); these are the stand-ins,
 /// Unicode-aware where SQLite's built-ins fold ASCII only. Every connection that runs a
 /// compiled predicate registers them.
+///
+/// They are registered through the C API rather than GRDB's `DatabaseFunction`, which
+/// reads and returns text as C strings: a value holding a NUL byte must stay whole.
 public enum PredicateFunctions {
     public static func register(_ db: Database) {
-        db.add(function: fold)
-        db.add(function: search)
-        db.add(function: like)
-        db.add(function: matches)
-        db.add(function: power)
-        db.add(function: math)
+        let connection = db.sqliteConnection
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
+        sqlite3_create_function_v2(connection, "cdi_fold", 2, flags, nil, fold, nil, nil, nil)
+        sqlite3_create_function_v2(connection, "cdi_search", 4, flags, nil, search, nil, nil, nil)
+        sqlite3_create_function_v2(connection, "cdi_like", 3, flags, nil, like, nil, nil, nil)
+        sqlite3_create_function_v2(connection, "cdi_matches", 3, flags, nil, matches, nil, nil, nil)
+        sqlite3_create_function_v2(connection, "cdi_power", 2, flags, nil, power, nil, nil, nil)
+        sqlite3_create_function_v2(connection, "cdi_math", 2, flags, nil, math, nil, nil, nil)
     }
 
-    static func options(_ value: DatabaseValue) -> ComparisonOptions {
-        ComparisonOptions(rawValue: Int(Int64.fromDatabaseValue(value) ?? 0))
+    typealias Arguments = UnsafeMutablePointer<OpaquePointer?>?
+
+    /// Text of an argument, with its length (NUL bytes included); nil unless it is text.
+    static func text(_ argv: Arguments, _ i: Int) -> String? {
+        guard let value = argv?[i], sqlite3_value_type(value) == SQLITE_TEXT else { return nil }
+        guard let bytes = sqlite3_value_text(value) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+    }
+
+    static func integer(_ argv: Arguments, _ i: Int) -> Int { Int(sqlite3_value_int64(argv![i])) }
+
+    static func number(_ argv: Arguments, _ i: Int) -> Double? {
+        guard let value = argv?[i] else { return nil }
+        let type = sqlite3_value_type(value)
+        guard type == SQLITE_INTEGER || type == SQLITE_FLOAT else { return nil }
+        return sqlite3_value_double(value)
+    }
+
+    static func options(_ argv: Arguments, _ i: Int) -> ComparisonOptions { ComparisonOptions(rawValue: integer(argv, i)) }
+
+    static func result(_ context: OpaquePointer?, _ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            let count = Int32(bytes.count)
+            if count == 0 {
+                sqlite3_result_text(context, "", 0, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            } else {
+                bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    sqlite3_result_text(context, $0, count, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                }
+            }
+        }
+    }
+
+    static func result(_ context: OpaquePointer?, _ b: Bool?) {
+        guard let b else { return sqlite3_result_null(context) }
+        sqlite3_result_int64(context, b ? 1 : 0)
+    }
+
+    static func result(_ context: OpaquePointer?, _ d: Double?) {
+        guard let d, d.isFinite else { return sqlite3_result_null(context) }
+        sqlite3_result_double(context, d)
     }
 
     /// `cdi_fold(value, options)`: `[c]`/`[d]` folding of text; other values pass through,
     /// so that options on a number comparison are ignored, as Foundation ignores them.
-    static let fold = DatabaseFunction("cdi_fold", argumentCount: 2, pure: true) { values in
-        guard case .string(let s) = values[0].storage else { return values[0] }
-        return StringMatching.fold(s, options(values[1]))
+    static let fold: @convention(c) (OpaquePointer?, Int32, Arguments) -> Void = { context, _, argv in
+        guard let s = text(argv, 0) else { return sqlite3_result_value(context, argv?[0]) }
+        result(context, StringMatching.fold(s, options(argv, 1)))
     }
 
     /// `cdi_search(haystack, needle, mode, options)`: CONTAINS (0), BEGINSWITH (1), ENDSWITH (2).
-    static let search = DatabaseFunction("cdi_search", argumentCount: 4, pure: true) { values in
-        guard let h = String.fromDatabaseValue(values[0]), let n = String.fromDatabaseValue(values[1]) else { return nil }
-        let mode = StringMatching.SearchMode(rawValue: Int(Int64.fromDatabaseValue(values[2]) ?? 0)) ?? .contains
-        return StringMatching.search(h, n, mode, options(values[3]))
+    static let search: @convention(c) (OpaquePointer?, Int32, Arguments) -> Void = { context, _, argv in
+        guard let h = text(argv, 0), let n = text(argv, 1) else { return sqlite3_result_null(context) }
+        let mode = StringMatching.SearchMode(rawValue: integer(argv, 2)) ?? .contains
+        result(context, StringMatching.search(h, n, mode, options(argv, 3)))
     }
 
     /// `cdi_like(text, pattern, options)`: NSPredicate LIKE (`*`, `?`, `\`), whole string.
-    static let like = DatabaseFunction("cdi_like", argumentCount: 3, pure: true) { values in
-        guard let t = String.fromDatabaseValue(values[0]), let p = String.fromDatabaseValue(values[1]) else { return nil }
-        return StringMatching.like(t, p, options(values[2]))
+    static let like: @convention(c) (OpaquePointer?, Int32, Arguments) -> Void = { context, _, argv in
+        guard let t = text(argv, 0), let p = text(argv, 1) else { return sqlite3_result_null(context) }
+        result(context, StringMatching.like(t, p, options(argv, 2)))
     }
 
     /// `cdi_matches(text, regex, options)`: MATCHES, an ICU regular expression.
-    static let matches = DatabaseFunction("cdi_matches", argumentCount: 3, pure: true) { values in
-        guard let t = String.fromDatabaseValue(values[0]), let p = String.fromDatabaseValue(values[1]) else { return nil }
-        guard let result = StringMatching.matches(t, p, options(values[2])) else {
-            throw DatabaseError(message: "invalid regular expression for MATCHES: \(p)")
+    static let matches: @convention(c) (OpaquePointer?, Int32, Arguments) -> Void = { context, _, argv in
+        guard let t = text(argv, 0), let p = text(argv, 1) else { return sqlite3_result_null(context) }
+        guard let matched = StringMatching.matches(t, p, options(argv, 2)) else {
+            return sqlite3_result_error(context, "invalid regular expression for MATCHES", -1)
         }
-        return result
+        result(context, matched)
     }
 
-    static let power = DatabaseFunction("cdi_power", argumentCount: 2, pure: true) { values in
-        guard let a = Double.fromDatabaseValue(values[0]), let b = Double.fromDatabaseValue(values[1]) else { return nil }
-        return Foundation.pow(a, b)
+    static let power: @convention(c) (OpaquePointer?, Int32, Arguments) -> Void = { context, _, argv in
+        guard let a = number(argv, 0), let b = number(argv, 1) else { return sqlite3_result_null(context) }
+        result(context, Foundation.pow(a, b))
     }
 
     /// `cdi_math(name, x)` for the predicate functions sqrt, log, ln, exp, floor, ceiling, trunc.
-    static let math = DatabaseFunction("cdi_math", argumentCount: 2, pure: true) { values in
-        guard let name = String.fromDatabaseValue(values[0]), let x = Double.fromDatabaseValue(values[1]) else { return nil }
+    static let math: @convention(c) (OpaquePointer?, Int32, Arguments) -> Void = { context, _, argv in
+        guard let name = text(argv, 0), let x = number(argv, 1) else { return sqlite3_result_null(context) }
         switch name {
-        case "sqrt": return x.squareRoot()
-        case "log": return Foundation.log10(x)
-        case "ln": return Foundation.log(x)
-        case "exp": return Foundation.exp(x)
-        case "floor": return x.rounded(.down)
-        case "ceiling": return x.rounded(.up)
-        case "trunc": return x.rounded(.towardZero)
-        default: return nil
+        case "sqrt": result(context, x.squareRoot())
+        case "log": result(context, Foundation.log10(x))
+        case "ln": result(context, Foundation.log(x))
+        case "exp": result(context, Foundation.exp(x))
+        case "floor": result(context, x.rounded(.down))
+        case "ceiling": result(context, x.rounded(.up))
+        case "trunc": result(context, x.rounded(.towardZero))
+        default: sqlite3_result_null(context)
         }
     }
 }

@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+import ManagedStore
+import XCTest
+
+/// Random and mutated predicate strings, each parsed, compiled against the example model
+/// and counted on a small store: nothing may crash, and every failure must be a predicate
+/// error that says where (a position inside the string).
+final class PredicateFuzzTests: XCTestCase {
+    struct Generator {
+        var state: UInt64
+        mutating func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        mutating func pick<T>(_ items: [T]) -> T { items[next(items.count)] }
+    }
+
+    static let seeds = [
+        "name == 'dave1'", "age > 30 AND name BEGINSWITH[c] 'D'", "ANY tags.name IN {'work', 'gym'}",
+        "SUBQUERY(cars, $c, $c.year > 2000 AND $c.owner.age < 40).@count > 0", "cars.@count >= 1 OR NOT (isActive == YES)",
+        "birthday < CAST(0, \"NSDate\")", "score BETWEEN {10, 20.5}", "name LIKE[cd] 'd?v*' && age != nil",
+        "name MATCHES '.*[0-9]+'", "ALL cars.year > 1990", "NONE tags.name ENDSWITH 'k'", "cars.@sum.year > 4000",
+        "homepage CONTAINS 'example' || -age < -50", "(age + 1) * 2 > 40", "age ** 2 == 400", "abs(age - 50) < 3",
+        "%K == %@", "owner.name == %@", "TRUEPREDICATE", "name == \"a\\\"b\"", "id == nil", "#size == 3", "'x' IN name",
+    ]
+
+    static let vocabulary = [
+        "name", "age", "cars", "tags", "owner", "year", "isActive", "score", "birthday", "SELF", "$x", "$c", "@count",
+        "@sum", "@avg", "==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "AND", "OR", "NOT", "&&", "||", "!",
+        "ANY", "ALL", "NONE", "SOME", "IN", "LIKE", "MATCHES", "CONTAINS", "BEGINSWITH", "ENDSWITH", "BETWEEN",
+        "[c]", "[cd]", "[n]", "(", ")", "{", "}", "[", "]", ",", ".", "+", "-", "*", "/", "**", "1", "0x1F", "0b2",
+        "2.5e3", "'str'", "\"q\"", "'", "\"", "nil", "YES", "NO", "TRUEPREDICATE", "FALSEPREDICATE", "SUBQUERY", "CAST",
+        "FUNCTION", "%@", "%K", "%d", "%f", "%%", "#", "#size", "size", "FIRST", "LAST", "SIZE", "abs", "now", "foo",
+        "UTI-EQUALS", "\\", "é", "\u{0}", "?", ":=",
+    ]
+
+    func testHundredThousandPredicates() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cdi-fuzz-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("People.sqlite").path
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        try StoreCreator.create(at: path, model: try XcdatamodelReader.model(atPath: root.appendingPathComponent("Examples/People.xcdatamodeld").path))
+        try StoreLoader.load(path) { loader in
+            let tag = try loader.insert("Tag", ["name": "work"])
+            for i in 0..<4 {
+                let person = try loader.insert("Person", ["name": "dave\(i)", "age": 20 + i * 10, "isActive": i % 2 == 0, "score": 1.5 * Double(i)])
+                try loader.insert(i % 2 == 0 ? "Car" : "SportsCar", ["name": "car\(i)", "year": 1990 + i * 10, "owner": person])
+                try loader.relate("Person", person, "tags", tag)
+            }
+        }
+        let store = try PersistentStore(path: path)
+        var generator = Generator(state: 0x5EED)
+        var outcomes = (results: 0, errors: 0)
+        var failures: [String] = []
+        let total = 100_000
+        for n in 0..<total {
+            var text: String
+            if n % 2 == 0 {
+                text = (0..<(1 + generator.next(9))).map { _ in generator.pick(Self.vocabulary) }.joined(separator: generator.next(4) == 0 ? "" : " ")
+            } else {
+                var scalars = Array(generator.pick(Self.seeds).unicodeScalars)
+                for _ in 0...generator.next(3) {
+                    let at = scalars.isEmpty ? 0 : generator.next(scalars.count)
+                    switch generator.next(4) {
+                    case 0 where !scalars.isEmpty: scalars.remove(at: at)
+                    case 1: scalars.insert(contentsOf: generator.pick(Self.vocabulary).unicodeScalars, at: at)
+                    case 2 where !scalars.isEmpty: scalars[at] = generator.pick(Array("()[]{}'\"%$@#.,!=<>*+-/\\ 0aZ".unicodeScalars))
+                    default: scalars = Array(scalars.prefix(at))
+                    }
+                }
+                text = String(String.UnicodeScalarView(scalars))
+            }
+            let arguments = ["\"dave1\"", "30", "{1, 2}"].prefix(generator.next(4)).map { $0 }
+            let keyArguments = text.contains("%K") ? ["name"] + arguments : arguments
+            do {
+                let predicate = try PredicateParser.parse(text, arguments: keyArguments, variables: ["x": "3"])
+                let entity = generator.pick(["Person", "Car", "SportsCar", "Tag"])
+                let plan = try FetchPlan(FetchRequest(entityName: entity, predicate: predicate, predicateText: text, resultType: .count), store: store)
+                _ = try store.reader.read { try plan.count($0) }
+                outcomes.results += 1
+            } catch let e as PredicateFormatError {
+                if e.position < 0 || e.position > text.unicodeScalars.count || e.predicate != text {
+                    failures.append("bad position \(e.position) for \(text.debugDescription)")
+                }
+                outcomes.errors += 1
+            } catch {
+                failures.append("\(text.debugDescription): \(error)")
+            }
+        }
+        XCTAssertEqual(outcomes.results + outcomes.errors, total)
+        XCTAssertGreaterThan(outcomes.results, 1000, "the fuzzer should reach the store, not only the parser")
+        XCTAssertEqual(failures.count, 0, failures.prefix(20).joined(separator: "\n"))
+    }
+}
