@@ -26,7 +26,7 @@ public enum StoreConnection {
             // Reading through a memory map saves a system call per page on large scans; it
             // changes nothing on disk, and writes (when a command makes any) still go
             // through SQLite's usual path.
-            try db.execute(sql: "PRAGMA mmap_size = 1073741824")
+            try db.execute(sql: "PRAGMA mmap_size = 67108864")
         }
         do {
             let queue = try DatabaseQueue(path: file.path, configuration: configuration)
