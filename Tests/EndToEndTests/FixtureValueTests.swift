@@ -10,14 +10,7 @@ final class FixtureValueTests: XCTestCase {
         let a = try XCTUnwrap(mapping.attribute(attribute))
         let column = try XCTUnwrap(a.column)
         let stored = try store.reader.read { db -> StoredValue in
-            let value = try DatabaseValue.fetchOne(db, sql: "SELECT \(column) FROM \(mapping.table) WHERE \(column) IS NOT NULL LIMIT 1") ?? .null
-            switch value.storage {
-            case .null: return .null
-            case .int64(let i): return .integer(i)
-            case .double(let d): return .real(d)
-            case .string(let s): return .text(s)
-            case .blob(let b): return .blob([UInt8](b))
-            }
+            StoredValue(try DatabaseValue.fetchOne(db, sql: "SELECT \(column) FROM \(mapping.table) WHERE \(column) IS NOT NULL LIMIT 1") ?? .null)
         }
         return AttributeValueDecoder.decode(stored, as: a.attribute, store: store.file)
     }

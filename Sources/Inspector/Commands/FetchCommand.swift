@@ -66,7 +66,7 @@ struct ObjectURICache {
 
     mutating func value(_ id: ObjectID) -> OutputValue {
         if let last, last.entity == id.entityName { return .objectURI(prefix: last.prefix, key: id.primaryKey) }
-        let prefix = prefixes[id.entityName] ?? "x-coredata://\(id.storeUUID)/\(id.entityName)/p"
+        let prefix = prefixes[id.entityName] ?? ObjectID.uriPrefix(storeUUID: id.storeUUID, entityName: id.entityName)
         prefixes[id.entityName] = prefix
         last = (id.entityName, prefix)
         return .objectURI(prefix: prefix, key: id.primaryKey)

@@ -90,16 +90,6 @@ extension FetchPlan {
         let name = entityID.flatMap { entityNames[$0] } ?? fallback
         return ObjectID(storeUUID: storeUUID, entityName: name, primaryKey: primaryKey)
     }
-
-    static func stored(_ value: DatabaseValue) -> StoredValue {
-        switch value.storage {
-        case .null: return .null
-        case .int64(let i): return .integer(i)
-        case .double(let d): return .real(d)
-        case .string(let s): return .text(s)
-        case .blob(let data): return .blob([UInt8](data))
-        }
-    }
 }
 
 /// Reads the current row of a stepped statement through the C API: one call per column,

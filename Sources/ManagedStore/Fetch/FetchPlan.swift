@@ -130,13 +130,13 @@ public struct FetchPlan: Sendable {
                 batchStatement = nil
             }
         }
-        warnings = compiler.collectedWarnings
+        warnings = compiler.warnings
     }
 
     /// Stored attributes, then to-one relationships, in model order.
     static func defaultProperties(_ entity: EntityMapping) -> [String] {
         entity.storedAttributes.map(\.attribute.name)
-            + entity.relationships.filter { !$0.relationship.isToMany && $0.storage != .none(reason: "") }.compactMap {
+            + entity.relationships.compactMap {
                 if case .foreignKey = $0.storage { return $0.relationship.name }
                 return nil
             }

@@ -89,7 +89,7 @@ struct PredicateLexer {
     }
 
     private func isIdentifierStart(_ c: Unicode.Scalar) -> Bool {
-        c == "_" || (c.properties.isAlphabetic && c.value < 0x80) || (c.value >= 0x80 && c.properties.isAlphabetic)
+        c == "_" || c.properties.isAlphabetic
     }
 
     private func isDigit(_ c: Unicode.Scalar) -> Bool { c.value >= 48 && c.value <= 57 }

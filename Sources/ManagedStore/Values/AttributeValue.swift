@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// An attribute's value as the app would see it, decoded from its SQL storage.
 public enum AttributeValue: Sendable, Equatable {
@@ -26,6 +27,19 @@ public enum StoredValue: Sendable, Equatable {
     case real(Double)
     case text(String)
     case blob([UInt8])
+}
+
+extension StoredValue {
+    /// A value as GRDB read it from a column.
+    public init(_ value: DatabaseValue) {
+        switch value.storage {
+        case .null: self = .null
+        case .int64(let i): self = .integer(i)
+        case .double(let d): self = .real(d)
+        case .string(let s): self = .text(s)
+        case .blob(let data): self = .blob([UInt8](data))
+        }
+    }
 }
 
 /// Turns stored column values into attribute values by the model's attribute type.

@@ -11,7 +11,12 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         self.primaryKey = primaryKey
     }
 
-    public var uri: String { "x-coredata://\(storeUUID)/\(entityName)/p\(primaryKey)" }
+    public var uri: String { ObjectID.uriPrefix(storeUUID: storeUUID, entityName: entityName) + String(primaryKey) }
+
+    /// `x-coredata://UUID/Entity/p`, shared by every object of an entity.
+    public static func uriPrefix(storeUUID: String, entityName: String) -> String {
+        "x-coredata://\(storeUUID)/\(entityName)/p"
+    }
     public var description: String { uri }
 
     /// Reads `x-coredata://UUID/Entity/pN` or `Entity/pN`; `nil` if the text is neither.

@@ -18,7 +18,8 @@ public final class PredicateCompiler {
     let mapping: StoreMapping
     let text: String
     private var aliasCount = 0
-    private var warnings: [String] = []
+    /// What the app's own fetch would do differently, each said once.
+    private(set) var warnings: [String] = []
 
     /// `text` is the predicate as the user wrote it, for error messages.
     public init(mapping: StoreMapping, text: String) {
@@ -40,11 +41,12 @@ public final class PredicateCompiler {
     }
 
     func condition(_ predicate: Predicate, in scope: SQLScope) throws -> SQLFragment {
-        defer { warnings = Array(NSOrderedSet(array: warnings).array as! [String]) }
-        return try compile(predicate, Context(scope: scope, variables: [:], outer: false))
+        try compile(predicate, Context(scope: scope, variables: [:], outer: false))
     }
 
-    var collectedWarnings: [String] { warnings }
+    func warn(_ message: String) {
+        if !warnings.contains(message) { warnings.append(message) }
+    }
 
     func newAlias() -> String {
         aliasCount += 1
@@ -123,13 +125,12 @@ public final class PredicateCompiler {
         elementComparison.modifier = .direct
         elementComparison.left = split.rest(at: c.left.position)
         let test = try comparison(elementComparison, inner)
-        let word = c.modifier == .all ? "ALL" : c.modifier == .notAny ? "NONE" : "ANY"
         switch c.modifier {
         case .all:
-            warnings.append("Core Data's SQLite store rejects ALL on a to-many relationship (\"unsupported predicate\"); cdinspect answers it, the app's fetch would fail")
+            warn("Core Data's SQLite store rejects ALL on a to-many relationship (\"unsupported predicate\"); cdinspect answers it, the app's fetch would fail")
             return source.exists(test.parenthesized() + " IS NOT 1", negated: true)
         case .notAny:
-            warnings.append("Core Data's SQLite store does not answer \(word) on a to-many relationship reliably; cdinspect answers it as NOT (ANY …)")
+            warn("Core Data's SQLite store does not answer NONE on a to-many relationship reliably; cdinspect answers it as NOT (ANY …)")
             return source.exists(test, negated: true)
         default:
             return source.exists(test)

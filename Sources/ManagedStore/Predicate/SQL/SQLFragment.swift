@@ -35,7 +35,7 @@ public struct SQLFragment: Sendable, ExpressibleByStringLiteral {
     }
 
     /// The bound values, as stored values (for `explain` and the SQL debug log).
-    public var storedArguments: [StoredValue] { arguments.map(FetchPlan.stored) }
+    public var storedArguments: [StoredValue] { arguments.map(StoredValue.init) }
 
     func parenthesized() -> SQLFragment { "(" + self + ")" }
 }
