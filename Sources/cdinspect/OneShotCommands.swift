@@ -18,7 +18,7 @@ struct OneShot<Command: SessionCommand>: ParsableCommand {
     func run() throws {
         try Diagnostics.reporting {
             let session = Session(store: try options.openStore(), output: Terminal.standardOutput(),
-                                  warn: Diagnostics.warning)
+                                  warn: Diagnostics.warning, usesContexts: false)
             try session.run(command)
         }
     }

@@ -11,13 +11,14 @@ public struct CountCommand: SessionCommand {
     public var entity: String
 
     @OptionGroup public var predicate: PredicateOptions
+    @OptionGroup public var inContext: ContextFetchOptions
     @OptionGroup public var output: FormatOption
 
     public init() {}
 
     public func run(in session: Session) throws {
         let request = FetchRequest(entityName: entity, predicate: try predicate.predicate(warn: session.warn), predicateText: predicate.text, resultType: .count)
-        try FetchCommand.printCount(request, in: session, format: session.format(output.format))
+        try FetchCommand.printCount(request, in: session, format: session.format(output.format), options: inContext)
     }
 }
 

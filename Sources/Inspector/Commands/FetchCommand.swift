@@ -16,6 +16,7 @@ public struct FetchCommand: SessionCommand {
 
     @OptionGroup public var predicate: PredicateOptions
     @OptionGroup public var shape: FetchShapeOptions
+    @OptionGroup public var inContext: ContextFetchOptions
     @OptionGroup public var output: FormatOption
 
     public init() {}
@@ -24,7 +25,7 @@ public struct FetchCommand: SessionCommand {
         let request = try shape.request(entity: entity, predicate: predicate, warn: session.warn)
         let format = session.format(output.format)
         if request.resultType == .count {
-            try FetchCommand.printCount(request, in: session, format: format)
+            try FetchCommand.printCount(request, in: session, format: format, options: inContext)
             return
         }
         let plan = try FetchPlan(request, store: session.store)
@@ -32,6 +33,12 @@ public struct FetchCommand: SessionCommand {
         let showsID = request.resultType != .dicts
         let columns = (showsID ? ["objectID"] : []) + (request.resultType == .ids ? [] : plan.properties.map(\.name))
         let writer = RowWriter(columns: columns, format: format, sink: session.output)
+        // Dictionaries never include pending changes in Core Data, so they read the store.
+        if session.usesContexts && request.resultType != .dicts {
+            try fetchInContext(request, plan: plan, session: session, writer: writer)
+            writer.finish()
+            return
+        }
         var uris = ObjectURICache()
         var values: [OutputValue] = []
         values.reserveCapacity(columns.count)
@@ -50,10 +57,38 @@ public struct FetchCommand: SessionCommand {
         writer.finish()
     }
 
-    static func printCount(_ request: FetchRequest, in session: Session, format: OutputFormat) throws {
+    /// Objects and IDs through the context: registered there, with its unsaved changes
+    /// matched in memory and realized objects showing their in-memory values.
+    func fetchInContext(_ request: FetchRequest, plan: FetchPlan, session: Session, writer: RowWriter) throws {
+        let c = try inContext.context.resolve(in: session)
+        session.contexts.beginResult(c)
+        let keys = plan.properties.map(\.name)
+        let idsOnly = request.resultType == .ids
+        var values: [OutputValue] = []
+        var options = inContext.options
+        options.idsOnly = idsOnly
+        try c.fetch(request, options: options) { object in
+            session.contexts.hold(object, in: c)
+            values.removeAll(keepingCapacity: true)
+            values.append(.objectID(object.objectID.uri))
+            if !idsOnly {
+                let visible = object.visibleValues
+                for key in keys {
+                    let value = try visible[key] ?? c.value(of: object, keyPath: key)
+                    values.append(ObjectRendering.output(value))
+                }
+            }
+            writer.row(values)
+        }
+    }
+
+    static func printCount(_ request: FetchRequest, in session: Session, format: OutputFormat,
+                           options: ContextFetchOptions) throws {
         let plan = try FetchPlan(request, store: session.store)
         plan.warnings.forEach(session.warn)
-        let n = try session.store.reader.read { try plan.count($0) }
+        let n = session.usesContexts
+            ? try options.context.resolve(in: session).count(request, options: options.options)
+            : try session.store.reader.read { try plan.count($0) }
         session.output.line(format == .json ? "{\"count\": \(n)}" : String(n))
     }
 }

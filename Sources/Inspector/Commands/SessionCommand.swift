@@ -32,6 +32,19 @@ public enum CommandTable {
         FetchCommand.self,
         CountCommand.self,
         ExplainCommand.self,
+        GetCommand.self,
+        InsertCommand.self,
+        UpdateCommand.self,
+        DeleteCommand.self,
+        SaveCommand.self,
+        RollbackCommand.self,
+        ResetCommand.self,
+        RefreshCommand.self,
+        UndoCommand.self,
+        RedoCommand.self,
+        ChangesCommand.self,
+        RegisteredCommand.self,
+        ContextCommand.self,
     ]
 
     public static func command(named name: String) -> (any SessionCommand.Type)? {
@@ -46,10 +59,16 @@ public enum CommandTable {
             throw CommandError.usage("unknown command '\(name)' (try 'help')")
         }
         do {
-            return try type.parse(Array(words.dropFirst()))
+            // As a root, so that commands with subcommands (`context new …`) parse too.
+            guard let command = try type.parseAsRoot(Array(words.dropFirst())) as? any SessionCommand else {
+                throw CommandError.usage("'\(name)' needs a subcommand (try 'help \(name)')")
+            }
+            return command
+        } catch let error as CommandError {
+            throw error
         } catch {
             if type.exitCode(for: error) == .success {
-                throw HelpRequest(text: type.helpMessage(columns: 100))
+                throw HelpRequest(text: type.fullMessage(for: error, columns: 100))
             }
             throw CommandError.usage(type.message(for: error))
         }

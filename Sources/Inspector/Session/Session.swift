@@ -10,13 +10,27 @@ public final class Session {
     public let output: OutputSink
     /// Warnings and notes for stderr (`cdinspect: warning: …`).
     public let warn: (String) -> Void
+    /// Whether commands go through managed object contexts. A one-shot subcommand has no
+    /// later command to see registered objects or pending changes, so it reads the store
+    /// directly, which gives the same answers without registering a million objects.
+    public let usesContexts: Bool
+    private var contextSet: ContextSet?
 
     public init(store: PersistentStore, format: OutputFormat = .table, output: OutputSink,
-                warn: @escaping (String) -> Void) {
+                warn: @escaping (String) -> Void, usesContexts: Bool = true) {
         self.store = store
         self.format = format
         self.output = output
         self.warn = warn
+        self.usesContexts = usesContexts
+    }
+
+    /// The named contexts, made when a command first needs one.
+    public var contexts: ContextSet {
+        if let contextSet { return contextSet }
+        let made = ContextSet(store: store)
+        contextSet = made
+        return made
     }
 
     /// Runs one parsed command; output is flushed when it returns, whatever happened.

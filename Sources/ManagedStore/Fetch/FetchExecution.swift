@@ -7,6 +7,8 @@ import GRDBSQLite
 public struct FetchedRow {
     public let objectID: ObjectID?
     public let values: [FetchedValue]
+    /// The row's `Z_OPT`, for objects: what an update's optimistic lock compares against.
+    public var version: Int64? = nil
 }
 
 public enum FetchedValue: Equatable {
@@ -83,7 +85,7 @@ extension FetchPlan {
                 values.append(.object(nil))
             }
         }
-        return FetchedRow(objectID: objectID, values: values)
+        return FetchedRow(objectID: objectID, values: values, version: versionIndex.map { row.int64($0) })
     }
 
     func makeObjectID(entityID: Int64?, fallback: String, primaryKey: Int64) -> ObjectID {

@@ -32,6 +32,7 @@ public struct FetchPlan: Sendable {
     let decoders: [Decoder]
     let entityIndex: Int?
     let primaryKeyIndex: Int?
+    let versionIndex: Int?
     let entityNames: [Int64: String]
     let storeUUID: String
     let storeFile: StoreFile?
@@ -50,6 +51,13 @@ public struct FetchPlan: Sendable {
         let root = compiler.rootScope(entity)
         var conditions: [SQLFragment] = []
         if let filter = compiler.entityFilter(alias: "t0", entity) { conditions.append(SQLFragment(filter)) }
+        if let keys = request.primaryKeys {
+            conditions.append(SQLFragment("\(root.primaryKey) IN (\(keys.map { _ in "?" }.joined(separator: ", ")))", keys.map(\.databaseValue)))
+        }
+        if !request.excludedPrimaryKeys.isEmpty {
+            let keys = request.excludedPrimaryKeys
+            conditions.append(SQLFragment("\(root.primaryKey) NOT IN (\(keys.map { _ in "?" }.joined(separator: ", ")))", keys.map(\.databaseValue)))
+        }
         if let predicate = request.predicate {
             switch predicate {
             case .constant(true): break
@@ -70,13 +78,17 @@ public struct FetchPlan: Sendable {
         var properties: [Property] = []
         var entityIndex: Int?
         var primaryKeyIndex: Int?
+        var versionIndex: Int?
         let wantsObjectID = request.resultType == .objects || request.resultType == .ids
         if wantsObjectID {
             entityIndex = 0
             columns.append(entity.tableHasSubentities ? root.column(entity.entityColumn ?? "Z_ENT") : "0")
             primaryKeyIndex = 1
             columns.append(root.primaryKey)
-            if request.resultType == .objects, let version = entity.versionColumn { columns.append(root.column(version)) }
+            if request.resultType == .objects, let version = entity.versionColumn {
+                columns.append(root.column(version))
+                versionIndex = columns.count - 1
+            }
         }
         if request.resultType == .objects || request.resultType == .dicts {
             let keys = request.propertiesToFetch ?? FetchPlan.defaultProperties(entity)
@@ -102,6 +114,7 @@ public struct FetchPlan: Sendable {
         }
         self.entityIndex = entityIndex
         self.primaryKeyIndex = primaryKeyIndex
+        self.versionIndex = versionIndex
 
         let from = root.from.sql
         let whereClause = conditions.isEmpty ? SQLFragment("") : " WHERE " + SQLFragment.joined(conditions, separator: " AND ")

@@ -40,6 +40,10 @@ public struct FetchRequest: Sendable {
     public var resultType: ResultType
     /// Core Data's batched fetch: object IDs first, then the rows in batches of this size.
     public var batchSize: Int?
+    /// Restricts the fetch to these rows of the entity's table (a fault being fired).
+    public var primaryKeys: [Int64]?
+    /// Leaves these rows out: a context answers for objects it has changed from memory.
+    public var excludedPrimaryKeys: [Int64] = []
 
     public init(entityName: String, predicate: Predicate? = nil, predicateText: String = "",
                 sortDescriptors: [SortDescriptor] = [], fetchLimit: Int? = nil, fetchOffset: Int? = nil,

@@ -7,6 +7,13 @@ public protocol PredicateEvaluable {
     func value(forKey key: String) throws -> EvaluatedValue
     /// Identity for `==` between objects and for membership.
     var evaluationIdentity: AnyHashable { get }
+    /// Whether an object ID written as text (`Person/p3`) names this object, so that
+    /// `owner == "Person/p3"` matches in memory as it does in SQL.
+    func isReferenced(by text: String) -> Bool
+}
+
+extension PredicateEvaluable {
+    public func isReferenced(by text: String) -> Bool { false }
 }
 
 /// A value met while evaluating: a constant, an object, or a collection (a to-many
@@ -152,6 +159,7 @@ public struct PredicateEvaluator {
             default: return a.number == b.number
             }
         case (.object(let a), .object(let b)): return a.evaluationIdentity == b.evaluationIdentity
+        case (.object(let o), .value(.string(let s))), (.value(.string(let s)), .object(let o)): return o.isReferenced(by: s)
         case (.collection(let x), .collection(let y)):
             return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1, options) }
         default: return false
@@ -330,6 +338,42 @@ public struct PredicateEvaluator {
         case "ceiling": return .value(.double(x.rounded(.up)))
         case "trunc": return .value(.double(x.rounded(.towardZero)))
         default: throw error("function \(name)() is not supported", at: position)
+        }
+    }
+}
+
+extension PredicateEvaluator {
+    /// The value of a sort key path (`name`, `owner.name`), for ordering objects in memory.
+    public func sortValue(_ keyPath: String, of object: any PredicateEvaluable) throws -> EvaluatedValue {
+        var value = EvaluatedValue.object(object)
+        for key in keyPath.split(separator: ".") {
+            value = try valueForKey(String(key), of: value, at: 0)
+        }
+        return value
+    }
+
+    /// Orders two sort values as SQLite's ORDER BY does, so that objects matched in memory
+    /// fall where the store would have put them: nil first, then numbers (dates among
+    /// them), then text by its bytes.
+    public static func sortOrder(_ a: EvaluatedValue, _ b: EvaluatedValue) -> Int {
+        func rank(_ v: EvaluatedValue) -> Int {
+            switch v {
+            case .value(.null): return 0
+            case .value(.string): return 2
+            case .value(.bool), .value(.integer), .value(.double), .value(.date): return 1
+            default: return 3
+            }
+        }
+        let (ra, rb) = (rank(a), rank(b))
+        if ra != rb { return ra < rb ? -1 : 1 }
+        switch (a, b) {
+        case (.value(.string(let x)), .value(.string(let y))):
+            return x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : (x == y ? 0 : 1)
+        case (.value(let x), .value(let y)):
+            guard let p = x.number, let q = y.number else { return 0 }
+            return p < q ? -1 : p > q ? 1 : 0
+        default:
+            return 0
         }
     }
 }

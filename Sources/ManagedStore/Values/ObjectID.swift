@@ -1,5 +1,11 @@
+import Foundation
+
 /// A managed object's identity: entity and primary key in one store. It prints as Core
 /// Data's URI, `x-coredata://STORE-UUID/Entity/pN`; `Entity/pN` is accepted as input.
+///
+/// An object inserted and not yet saved has a temporary ID, as in Core Data:
+/// `x-coredata:///Entity/t<UUID><n>`, with no store UUID. It is kept here as a negative
+/// primary key, so that IDs stay small values that hash cheaply.
 public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     public let storeUUID: String
     public let entityName: String
@@ -11,7 +17,21 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         self.primaryKey = primaryKey
     }
 
-    public var uri: String { ObjectID.uriPrefix(storeUUID: storeUUID, entityName: entityName) + String(primaryKey) }
+    /// The `n`th temporary ID handed out in this process.
+    public static func temporary(entityName: String, number: Int64) -> ObjectID {
+        ObjectID(storeUUID: "", entityName: entityName, primaryKey: -number)
+    }
+
+    public var isTemporary: Bool { primaryKey < 0 }
+
+    /// Temporary IDs carry a UUID that is the same for the whole process, as Core Data's
+    /// carry one per coordinator: IDs from another run cannot be mistaken for these.
+    public static let temporarySpace = UUID().uuidString
+
+    public var uri: String {
+        if isTemporary { return "x-coredata:///\(entityName)/t\(ObjectID.temporarySpace)\(-primaryKey)" }
+        return ObjectID.uriPrefix(storeUUID: storeUUID, entityName: entityName) + String(primaryKey)
+    }
 
     /// `x-coredata://UUID/Entity/p`, shared by every object of an entity.
     public static func uriPrefix(storeUUID: String, entityName: String) -> String {
@@ -19,7 +39,9 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     }
     public var description: String { uri }
 
-    /// Reads `x-coredata://UUID/Entity/pN` or `Entity/pN`; `nil` if the text is neither.
+    /// Reads `x-coredata://UUID/Entity/pN` or `Entity/pN`, and the temporary forms
+    /// `x-coredata:///Entity/t<UUID><n>` and `Entity/tN`; `nil` if the text is none of them.
+    /// A temporary ID comes back with a negative key.
     public static func parse(_ text: String) -> (storeUUID: String?, entityName: String, primaryKey: Int64)? {
         var rest = Substring(text)
         var uuid: String?
@@ -30,8 +52,18 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
             rest = rest[rest.index(after: slash)...]
         }
         let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].hasPrefix("p"),
-              let pk = Int64(parts[1].dropFirst()), pk > 0 else { return nil }
-        return (uuid, String(parts[0]), pk)
+        guard parts.count == 2, !parts[0].isEmpty, let kind = parts[1].first else { return nil }
+        var key = parts[1].dropFirst()
+        switch kind {
+        case "p":
+            guard let pk = Int64(key), pk > 0 else { return nil }
+            return (uuid, String(parts[0]), pk)
+        case "t":
+            if key.hasPrefix(ObjectID.temporarySpace) { key = key.dropFirst(ObjectID.temporarySpace.count) }
+            guard let n = Int64(key), n > 0 else { return nil }
+            return ("", String(parts[0]), -n)
+        default:
+            return nil
+        }
     }
 }

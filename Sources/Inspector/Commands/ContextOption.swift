@@ -1,0 +1,46 @@
+import ArgumentParser
+import ManagedStore
+
+/// `--context NAME`, accepted by every command that works in a context.
+public struct ContextOption: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Work in this context instead of the current one.", valueName: "name"))
+    public var context: String?
+
+    public init() {}
+
+    func resolve(in session: Session) throws -> Context {
+        try session.contexts.context(context)
+    }
+}
+
+/// The switches of a fetch that concern the context it runs in.
+public struct ContextFetchOptions: ParsableArguments {
+    @OptionGroup public var context: ContextOption
+
+    @Flag(name: .long, help: "Register the objects realized rather than as faults (returnsObjectsAsFaults = NO).")
+    public var noFaults = false
+
+    @Flag(name: .long, help: "Give objects already realized in the context the fetched values (shouldRefreshRefetchedObjects).")
+    public var refresh = false
+
+    @Flag(name: .long, help: "Leave the context's unsaved changes out (includesPendingChanges = NO).")
+    public var noPending = false
+
+    public init() {}
+
+    var options: FetchOptions {
+        var options = FetchOptions()
+        options.returnsObjectsAsFaults = !noFaults
+        options.refreshesRefetchedObjects = refresh
+        options.includesPendingChanges = !noPending
+        return options
+    }
+}
+
+extension MergePolicy: ExpressibleByArgument {
+    public init?(argument: String) {
+        self.init(rawValue: argument.lowercased())
+    }
+
+    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import ManagedStore
+
+/// `K=V` words: the key before the first `=`, the rest a predicate-language literal.
+struct Assignments: ParsableArguments {
+    @Argument(help: ArgumentHelp("Values to set, as KEY=VALUE: a predicate literal (\"text\", 42, 3.5, YES, nil, a date), or for a relationship an object ID (Car/p3) or {Car/p1,Car/p2}.", valueName: "key=value"))
+    var assignments: [String] = []
+
+    func pairs() throws -> [(key: String, text: String)] {
+        try assignments.map { word in
+            guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
+                throw CommandError.usage("expected KEY=VALUE, not '\(word)'")
+            }
+            return (String(word[..<equals]), String(word[word.index(after: equals)...]))
+        }
+    }
+}
+
+public struct GetCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Show one object: its attributes and its relationships as object IDs (fires its faults).")
+
+    @Argument(help: "The object ID: Entity/pN or x-coredata://UUID/Entity/pN.") public var id: String
+    @OptionGroup public var context: ContextOption
+    @OptionGroup public var output: FormatOption
+
+    public init() {}
+
+    public func run(in session: Session) throws {
+        let c = try context.resolve(in: session)
+        let object = try c.existingObject(with: try c.coordinator.objectID(parsing: id))
+        session.contexts.beginResult(c)
+        session.contexts.hold(object, in: c)
+        let keys = ObjectRendering.allProperties(object.entity)
+        var values: [OutputValue] = [.objectID(object.objectID.uri)]
+        for key in keys { values.append(ObjectRendering.output(try c.value(of: object, key))) }
+        let format = session.format(output.format)
+        if format == .table {
+            let writer = RowWriter(columns: ["property", "value"], format: .table, sink: session.output)
+            for (key, value) in zip(["objectID"] + keys, values) { writer.row([.string(key), value]) }
+            writer.finish()
+        } else {
+            let writer = RowWriter(columns: ["objectID"] + keys, format: format, sink: session.output)
+            writer.row(values)
+            writer.finish()
+        }
+        if object.isInaccessible { session.warn("\(object.objectID.uri) is marked deleted: its row is gone from the store") }
+    }
+}
+
+public struct InsertCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "insert",
+        abstract: "Insert an object; prints its temporary ID (it gets a permanent one when saved).",
+        discussion: "Attributes start at the model's default values. Setting a relationship also sets its inverse.")
+
+    @Argument(help: "The entity.") public var entity: String
+    @OptionGroup var values: Assignments
+    @OptionGroup public var context: ContextOption
+
+    public init() {}
+
+    public func run(in session: Session) throws {
+        let c = try context.resolve(in: session)
+        let object = try c.insert(entity, values: try values.pairs())
+        session.output.line(object.objectID.uri)
+    }
+}
+
+public struct UpdateCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "update", abstract: "Change properties of an object (inverse relationships follow).")
+
+    @Argument(help: "The object ID.") public var id: String
+    @OptionGroup var values: Assignments
+    @OptionGroup public var context: ContextOption
+
+    public init() {}
+
+    public func run(in session: Session) throws {
+        let c = try context.resolve(in: session)
+        let object = try c.existingObject(with: try c.coordinator.objectID(parsing: id))
+        try c.update(object, values: try values.pairs())
+    }
+}
+
+public struct DeleteCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete an object, applying its relationships' delete rules (nullify, cascade, deny).")
+
+    @Argument(help: "The object ID.") public var id: String
+    @OptionGroup public var context: ContextOption
+
+    public init() {}
+
+    public func run(in session: Session) throws {
+        let c = try context.resolve(in: session)
+        try c.delete(try c.existingObject(with: try c.coordinator.objectID(parsing: id)))
+    }
+}

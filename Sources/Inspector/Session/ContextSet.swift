@@ -1,0 +1,67 @@
+import ManagedStore
+
+/// The session's named contexts over one coordinator. A session starts with `main` (the
+/// current one) and `background`: root contexts that merge each other's saves, as the
+/// seed's CoreDataStack keeps its main and background contexts in sync.
+public final class ContextSet {
+    public let coordinator: Coordinator
+    public private(set) var contexts: [Context] = []
+    public private(set) var current: Context
+    /// What each context's last fetch or `get` returned, held as the app would hold the
+    /// array a fetch returns; that is what keeps unchanged registered objects alive. At
+    /// most `resultLimit` objects are kept: a larger fetch still streams past.
+    private var results: [ObjectIdentifier: [ManagedObject]] = [:]
+    public static let resultLimit = 10_000
+
+    public init(store: PersistentStore) {
+        coordinator = Coordinator(store: store)
+        let main = Context(name: "main", coordinator: coordinator, mergePolicy: .error)
+        let background = Context(name: "background", coordinator: coordinator, mergePolicy: .error)
+        main.automaticallyMergesChanges = true
+        background.automaticallyMergesChanges = true
+        contexts = [main, background]
+        current = main
+    }
+
+    public func named(_ name: String) throws -> Context {
+        guard let context = contexts.first(where: { $0.name == name }) else { throw ContextError.unknownContext(name) }
+        return context
+    }
+
+    /// The context a command names with `--context`, else the current one.
+    public func context(_ name: String?) throws -> Context {
+        try name.map(named) ?? current
+    }
+
+    @discardableResult
+    public func add(_ name: String, parent: String?, mergePolicy: MergePolicy) throws -> Context {
+        guard !contexts.contains(where: { $0.name == name }) else { throw ContextError.contextExists(name) }
+        let context = Context(name: name, coordinator: coordinator, parent: try parent.map(named), mergePolicy: mergePolicy)
+        contexts.append(context)
+        return context
+    }
+
+    public func use(_ name: String) throws {
+        current = try named(name)
+    }
+
+    public func drop(_ name: String) throws {
+        let context = try named(name)
+        if context === current { throw ContextError.cannotDrop(name, why: "it is the current context (context use another first)") }
+        if let child = contexts.first(where: { $0.parent === context }) {
+            throw ContextError.cannotDrop(name, why: "context '\(child.name)' is its child")
+        }
+        results[ObjectIdentifier(context)] = nil
+        contexts.removeAll { $0 === context }
+    }
+
+    /// Starts a new result for a context: the previous one is let go.
+    public func beginResult(_ context: Context) {
+        results[ObjectIdentifier(context)] = []
+    }
+
+    public func hold(_ object: ManagedObject, in context: Context) {
+        let key = ObjectIdentifier(context)
+        if results[key, default: []].count < ContextSet.resultLimit { results[key, default: []].append(object) }
+    }
+}

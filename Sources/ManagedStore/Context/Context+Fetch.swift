@@ -1,0 +1,150 @@
+import Foundation
+
+/// The switches of a fetch request that concern a context.
+public struct FetchOptions: Sendable {
+    /// Match the context's unsaved inserts, updates and deletes in memory (Core Data's
+    /// default), as well as its ancestors' for a child.
+    public var includesPendingChanges = true
+    /// Register fetched objects as faults holding the fetched row; off, they are realized.
+    public var returnsObjectsAsFaults = true
+    /// Object IDs only (managedObjectIDResultType): objects are registered as faults with
+    /// no row data, so firing one reads its row.
+    public var idsOnly = false
+    /// Give realized objects the fetched values; off (the default), they keep their
+    /// in-memory values (Programming Guide, "Ensuring Data Is Up to Date").
+    public var refreshesRefetchedObjects = false
+
+    public init() {}
+}
+
+extension Context {
+    /// Runs a fetch request in this context and hands each object to `body` in order, as
+    /// SQLite produces the rows. Objects changed in memory are matched in memory and merged
+    /// into the stream at their sort position; the store's copy of them is left out.
+    @discardableResult
+    public func fetch(_ request: FetchRequest, options: FetchOptions = FetchOptions(),
+                      _ body: (ManagedObject) throws -> Void) throws -> Int {
+        let entity = try store.entity(request.entityName)
+        let (pending, matches) = try pendingMatches(request, entity: entity, options: options)
+        var sqlRequest = request
+        sqlRequest.resultType = .objects
+        sqlRequest.propertiesToFetch = nil
+        sqlRequest.excludedPrimaryKeys = pending.filter { $0.primaryKey > 0 }.map(\.primaryKey)
+        let inMemory = !matches.isEmpty
+        if inMemory {
+            sqlRequest.fetchLimit = request.fetchLimit.map { $0 + (request.fetchOffset ?? 0) }
+            sqlRequest.fetchOffset = nil
+        }
+        let plan = try FetchPlan(sqlRequest, store: store)
+        let evaluator = PredicateEvaluator(text: request.predicateText)
+        var next = 0, position = 0, emitted = 0
+        let offset = inMemory ? (request.fetchOffset ?? 0) : 0
+        let limit = inMemory ? request.fetchLimit : nil
+        func emit(_ object: ManagedObject) throws {
+            defer { position += 1 }
+            guard position >= offset, limit.map({ emitted < $0 }) ?? true else { return }
+            emitted += 1
+            try body(object)
+        }
+        _ = try readStore { db in
+            try plan.forEach(db) { row in
+                guard let id = row.objectID else { return }
+                let object = try registerFetched(id, StoreRows.snapshot(row, plan: plan), options: options)
+                while next < matches.count, try sortOrder(matches[next], object, request, evaluator) < 0 {
+                    try emit(matches[next])
+                    next += 1
+                }
+                try emit(object)
+            }
+        }
+        while next < matches.count {
+            try emit(matches[next])
+            next += 1
+        }
+        return emitted
+    }
+
+    /// Counts what `fetch` would return, without registering anything.
+    public func count(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> Int {
+        let entity = try store.entity(request.entityName)
+        let (pending, matches) = try pendingMatches(request, entity: entity, options: options)
+        var sqlRequest = request
+        sqlRequest.resultType = .count
+        sqlRequest.excludedPrimaryKeys = pending.filter { $0.primaryKey > 0 }.map(\.primaryKey)
+        sqlRequest.fetchLimit = nil
+        sqlRequest.fetchOffset = nil
+        let plan = try FetchPlan(sqlRequest, store: store)
+        let total = try readStore { try plan.count($0) } + matches.count
+        let afterOffset = max(0, total - (request.fetchOffset ?? 0))
+        return request.fetchLimit.map { min($0, afterOffset) } ?? afterOffset
+    }
+
+    /// IDs of objects of the entity's table that this context or an ancestor has changed,
+    /// and those of them that match the request in memory, sorted.
+    func pendingMatches(_ request: FetchRequest, entity: EntityMapping,
+                        options: FetchOptions) throws -> (pending: Set<ObjectID>, matches: [ManagedObject]) {
+        guard options.includesPendingChanges else { return ([], []) }
+        var pending = Set<ObjectID>()
+        var context: Context? = self
+        while let c = context {
+            for (id, object) in c.changed where object.hasChanges {
+                if let e = mapping.entity(named: id.entityName), e.table == entity.table { pending.insert(id) }
+            }
+            context = c.parent
+        }
+        guard !pending.isEmpty else { return ([], []) }
+        let wanted = Set(entity.entityIDs)
+        let evaluator = PredicateEvaluator(text: request.predicateText)
+        var matches: [ManagedObject] = []
+        for id in pending.sorted(by: { abs($0.primaryKey) < abs($1.primaryKey) }) {
+            guard let e = mapping.entity(named: id.entityName), let eid = e.entityID, wanted.contains(eid) else { continue }
+            let object = try self.object(with: id)
+            try fire(object)
+            if object.isDeleted || object.isInaccessible { continue }
+            if let predicate = request.predicate,
+               try !evaluator.evaluate(predicate, with: ObjectEvaluation(object: object, context: self)) { continue }
+            matches.append(object)
+        }
+        do {
+            var failure: Error?
+            matches.sort { a, b in
+                do { return try sortOrder(a, b, request, evaluator) < 0 } catch { failure = error; return false }
+            }
+            if let failure { throw failure }
+        }
+        return (pending, matches)
+    }
+
+    /// Orders two objects by the request's sort descriptors; without any, by primary key,
+    /// the order SQLite returns rows in, with unsaved objects last.
+    func sortOrder(_ a: ManagedObject, _ b: ManagedObject, _ request: FetchRequest, _ evaluator: PredicateEvaluator) throws -> Int {
+        if request.sortDescriptors.isEmpty {
+            let (x, y) = (a.objectID, b.objectID)
+            if x.isTemporary != y.isTemporary { return x.isTemporary ? 1 : -1 }
+            return abs(x.primaryKey) < abs(y.primaryKey) ? -1 : abs(x.primaryKey) > abs(y.primaryKey) ? 1 : 0
+        }
+        for sort in request.sortDescriptors {
+            let x = try evaluator.sortValue(sort.keyPath, of: ObjectEvaluation(object: a, context: self))
+            let y = try evaluator.sortValue(sort.keyPath, of: ObjectEvaluation(object: b, context: self))
+            let order = PredicateEvaluator.sortOrder(x, y)
+            if order != 0 { return sort.ascending ? order : -order }
+        }
+        return 0
+    }
+
+    /// Registers a fetched row: a fault takes it as its snapshot; a realized object keeps
+    /// its values unless the fetch refreshes refetched objects.
+    func registerFetched(_ id: ObjectID, _ row: RowSnapshot, options: FetchOptions) throws -> ManagedObject {
+        let object = try self.object(with: id)
+        if object.isFault {
+            if options.idsOnly { return object }
+            object.snapshot = row
+            object.isInaccessible = false
+            if !options.returnsObjectsAsFaults { try fire(object) }
+        } else if options.refreshesRefetchedObjects, !object.hasChanges {
+            object.snapshot = row
+            object.values = row.values
+        }
+        return object
+    }
+}

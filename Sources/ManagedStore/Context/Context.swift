@@ -1,0 +1,220 @@
+import Foundation
+import GRDB
+
+/// A managed object context: a scratch pad of objects over the coordinator (a root
+/// context) or over another context (a child). It holds one object per object ID, fires
+/// faults, keeps pending changes until they are saved, rolled back or undone, and resolves
+/// save conflicts with its merge policy.
+///
+/// The core does no terminal I/O: front ends call these methods and print what they return.
+public final class Context {
+    public let name: String
+    public let coordinator: Coordinator
+    public let parent: Context?
+    public var mergePolicy: MergePolicy
+    /// Keep every registered object alive, not only the changed ones (Programming Guide,
+    /// "Creating a Strong Reference Between Managed Objects and the Context").
+    public var retainsRegisteredObjects = false {
+        didSet { retained = retainsRegisteredObjects ? liveObjects() : [:] }
+    }
+    /// Firing a fault whose row is gone marks the object deleted (on, the default since
+    /// iOS 9) or is an error (off).
+    public var shouldDeleteInaccessibleFaults = true
+    /// How old (in seconds) a row snapshot may be when a fault fires before the row is read
+    /// again; negative means any age, Core Data's default.
+    public var stalenessInterval: TimeInterval = -1
+    /// Root contexts with this set merge each other's saves, as the seed's main and
+    /// background contexts are "perpetually kept in sync".
+    public var automaticallyMergesChanges = false
+    /// Off: no undo stack is kept (Core Data's `undoManager = nil`).
+    public var undoEnabled = true {
+        didSet { if !undoEnabled { undoStack.removeAll(); redoStack.removeAll() } }
+    }
+
+    var registry: [ObjectID: WeakObject] = [:]
+    /// Objects the context must keep: every changed one, until save, rollback or reset.
+    var changed: [ObjectID: ManagedObject] = [:]
+    /// Every registered object, when `retainsRegisteredObjects` is on.
+    var retained: [ObjectID: ManagedObject] = [:]
+    var undoStack: [UndoGroup] = []
+    var redoStack: [UndoGroup] = []
+    var openGroup: UndoGroup?
+
+    public init(name: String, coordinator: Coordinator, parent: Context? = nil, mergePolicy: MergePolicy = .error) {
+        self.name = name
+        self.coordinator = coordinator
+        self.parent = parent
+        self.mergePolicy = mergePolicy
+        if parent == nil { coordinator.register(root: self) }
+    }
+
+    var store: PersistentStore { coordinator.store }
+    var mapping: StoreMapping { coordinator.mapping }
+
+    // MARK: Registry
+
+    /// Registered objects that are still alive, in entity and key order.
+    public var registeredObjects: [ManagedObject] {
+        registry = registry.filter { $0.value.object != nil }
+        return registry.values.compactMap(\.object).sorted(by: ManagedObject.displayOrder)
+    }
+
+    func liveObjects() -> [ObjectID: ManagedObject] {
+        var live: [ObjectID: ManagedObject] = [:]
+        for (id, slot) in registry { if let o = slot.object { live[id] = o } }
+        return live
+    }
+
+    public var hasChanges: Bool { changed.values.contains { $0.hasChanges } }
+
+    public var insertedObjects: [ManagedObject] { changed.values.filter(\.isInserted).sorted(by: ManagedObject.displayOrder) }
+    public var updatedObjects: [ManagedObject] { changed.values.filter(\.isUpdated).sorted(by: ManagedObject.displayOrder) }
+    public var deletedObjects: [ManagedObject] {
+        changed.values.filter { $0.isDeleted && !$0.isInserted }.sorted(by: ManagedObject.displayOrder)
+    }
+
+    public func registeredObject(for id: ObjectID) -> ManagedObject? {
+        registry[coordinator.resolve(id)]?.object ?? registry[id]?.object
+    }
+
+    func register(_ object: ManagedObject) {
+        registry[object.objectID] = WeakObject(object: object)
+        if retainsRegisteredObjects { retained[object.objectID] = object }
+    }
+
+    func unregister(_ object: ManagedObject) {
+        registry[object.objectID] = nil
+        changed[object.objectID] = nil
+        retained[object.objectID] = nil
+    }
+
+    /// Keeps a changed object alive and lets an unchanged one go back to being held weakly.
+    func noteChange(_ object: ManagedObject) {
+        changed[object.objectID] = object.hasChanges ? object : nil
+    }
+
+    /// The object for an ID, registered as a fault if it was not registered: no I/O, as
+    /// `object(with:)`.
+    public func object(with id: ObjectID) throws -> ManagedObject {
+        let id = coordinator.resolve(id)
+        if let existing = registeredObject(for: id) { return existing }
+        let entity = try store.entity(id.entityName)
+        let object = ManagedObject(objectID: id, entity: entity)
+        register(object)
+        return object
+    }
+
+    /// The object for an ID, realized: an error when the store (or the parent) has no such
+    /// object, as `existingObject(with:)`.
+    public func existingObject(with id: ObjectID) throws -> ManagedObject {
+        let id = coordinator.resolve(id)
+        if let existing = registeredObject(for: id) {
+            try fire(existing)
+            return existing
+        }
+        guard let row = try readRow(id) else { throw ContextError.noSuchObject(id.uri) }
+        let object = try self.object(with: id)
+        object.snapshot = row
+        try fire(object)
+        return object
+    }
+
+    // MARK: Faults
+
+    /// Realizes a fault from its snapshot, or from a fresh read when there is none or it is
+    /// older than the staleness interval.
+    public func fire(_ object: ManagedObject) throws {
+        guard object.isFault, !object.isInserted, !object.isInaccessible else { return }
+        var row = object.snapshot
+        if let snapshot = row, stalenessInterval >= 0,
+           ProcessInfo.processInfo.systemUptime - snapshot.readAt > stalenessInterval {
+            row = nil
+        }
+        if row == nil { row = try readRow(object.objectID) }
+        guard let row else {
+            guard shouldDeleteInaccessibleFaults else { throw ContextError.inaccessibleFault(object.objectID.uri) }
+            object.isInaccessible = true
+            object.isFault = false
+            object.values = [:]
+            return
+        }
+        object.snapshot = row
+        object.values = row.values
+        object.isFault = false
+    }
+
+    /// The row of an object as this context's source sees it: the parent's current state
+    /// for a child (its pending changes included), the store for a root context.
+    func readRow(_ id: ObjectID) throws -> RowSnapshot? {
+        guard let parent else {
+            guard !id.isTemporary else { return nil }
+            let entity = try store.entity(id.entityName)
+            return try readStore { db in try StoreRows.read(entity, keys: [id.primaryKey], store: store, db: db).values.first }
+        }
+        if let o = parent.registeredObject(for: id) {
+            if o.isDeleted || o.isInaccessible { return nil }
+            if !o.isFault { return RowSnapshot(values: o.values, version: o.snapshot?.version ?? 0) }
+            if let s = o.snapshot { return s }
+        }
+        return try parent.readRow(id)
+    }
+
+    /// Reads from the store as this context sees it (the newest committed state).
+    func readStore<T>(_ body: (Database) throws -> T) throws -> T {
+        try coordinator.read(body)
+    }
+
+    /// The destinations of a to-many relationship, as this context's source has them.
+    func readDestinations(_ id: ObjectID, _ relationship: RelationshipMapping) throws -> [ObjectID] {
+        guard let parent else {
+            guard !id.isTemporary else { return [] }
+            return try readStore { db in try StoreRows.destinations(of: id, relationship, store: store, db: db) }
+        }
+        if let o = parent.registeredObject(for: id), !o.isFault, let value = o.values[relationship.relationship.name] {
+            return value.destinations
+        }
+        return try parent.readDestinations(id, relationship)
+    }
+
+    /// A property's value, firing the object's fault and, for a to-many relationship, its
+    /// relationship fault.
+    public func value(of object: ManagedObject, _ key: String) throws -> ObjectValue {
+        try fire(object)
+        if let value = object.values[key] { return value }
+        if object.isInaccessible { return .null }
+        if let relationship = object.entity.relationship(key) {
+            let name = relationship.relationship.name
+            if let value = object.values[name] { return value }
+            guard relationship.relationship.isToMany else { return .toOne(nil) }
+            let ids = object.isInserted ? [] : try readDestinations(object.objectID, relationship)
+            object.values[name] = .toMany(ids)
+            object.snapshot?.values[name] = .toMany(ids)
+            return .toMany(ids)
+        }
+        if let attribute = object.entity.attribute(key) {
+            return object.values[attribute.attribute.name] ?? .null
+        }
+        throw StoreError.unknownProperty(entity: object.entity.name, name: key)
+    }
+}
+
+extension Context {
+    /// A key path's value (`owner.name`): each to-one on the way is followed, firing faults.
+    public func value(of object: ManagedObject, keyPath: String) throws -> ObjectValue {
+        var current = object
+        let keys = keyPath.split(separator: ".").map(String.init)
+        for key in keys.dropLast() {
+            guard case .toOne(let id?) = try value(of: current, key) else { return .null }
+            current = try self.object(with: id)
+        }
+        return try value(of: current, keys.last ?? keyPath)
+    }
+}
+
+extension ManagedObject {
+    static func displayOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
+        if a.objectID.entityName != b.objectID.entityName { return a.objectID.entityName < b.objectID.entityName }
+        if a.objectID.isTemporary != b.objectID.isTemporary { return !a.objectID.isTemporary }
+        return abs(a.objectID.primaryKey) < abs(b.objectID.primaryKey)
+    }
+}

@@ -1,0 +1,53 @@
+/// What can go wrong in a context, phrased so the user can act: each case names the object
+/// (by its URI), the entity and the property involved.
+public enum ContextError: Error, CustomStringConvertible, Equatable {
+    case unknownContext(String)
+    case contextExists(String)
+    case cannotDrop(String, why: String)
+    case badObjectID(String)
+    case noSuchObject(String)
+    case wrongEntity(id: String, expected: String)
+    /// Core Data's exception for a fault whose row is gone, with `shouldDeleteInaccessibleFaults` off.
+    case inaccessibleFault(String)
+    case objectDeleted(String)
+    case badValue(entity: String, key: String, why: String)
+    case readOnlyProperty(entity: String, key: String, why: String)
+    case validation([String])
+    case deleteDenied(object: String, relationship: String, destinations: Int)
+    case mergeConflicts([MergeConflict])
+    case notCoreData
+    case undoOff(String)
+    case nothingToUndo(String)
+    case nothingToRedo(String)
+
+    public var description: String {
+        switch self {
+        case .unknownContext(let name): return "no context named '\(name)' (see 'context list')"
+        case .contextExists(let name): return "a context named '\(name)' already exists"
+        case .cannotDrop(let name, let why): return "cannot drop context '\(name)': \(why)"
+        case .badObjectID(let text):
+            return "'\(text)' is not an object ID (write Entity/pN, or x-coredata://UUID/Entity/pN)"
+        case .noSuchObject(let id): return "no object \(id) in the store"
+        case .wrongEntity(let id, let expected): return "\(id) is not a \(expected)"
+        case .inaccessibleFault(let id):
+            return "CoreData could not fulfill a fault for '\(id)': its row is gone from the store "
+                + "(turn shouldDeleteInaccessibleFaults on to have such objects marked deleted instead)"
+        case .objectDeleted(let id): return "\(id) is deleted in this context"
+        case .badValue(let entity, let key, let why): return "\(entity).\(key): \(why)"
+        case .readOnlyProperty(let entity, let key, let why): return "\(entity).\(key) cannot be set: \(why)"
+        case .validation(let failures):
+            return "validation failed, nothing was saved:\n" + failures.map { "  " + $0 }.joined(separator: "\n")
+        case .deleteDenied(let object, let relationship, let n):
+            return "cannot delete \(object): its relationship '\(relationship)' has the deny delete rule and "
+                + "still holds \(n) object\(n == 1 ? "" : "s")"
+        case .mergeConflicts(let conflicts):
+            return "save failed with \(conflicts.count) merge conflict\(conflicts.count == 1 ? "" : "s") "
+                + "(merge policy error); nothing was saved and the changes are still pending:\n"
+                + conflicts.map { "  " + $0.description }.joined(separator: "\n")
+        case .notCoreData: return "this store is not a Core Data store: it can be read but not saved to"
+        case .undoOff(let name): return "undo is off for context '\(name)' (context set undo on)"
+        case .nothingToUndo(let name): return "nothing to undo in context '\(name)'"
+        case .nothingToRedo(let name): return "nothing to redo in context '\(name)'"
+        }
+    }
+}

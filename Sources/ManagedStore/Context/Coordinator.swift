@@ -1,0 +1,121 @@
+import Foundation
+import GRDB
+
+/// The persistent store coordinator: one per open store, shared by every context. It owns
+/// the connections (the read-only one the store opened, and a writer opened only when a
+/// save needs one), hands out temporary object IDs, and tells root contexts about each
+/// other's saves.
+public final class Coordinator {
+    public let store: PersistentStore
+    private var writer: DatabaseQueue?
+    private var temporaryCount: Int64 = 0
+    /// Temporary IDs that a save made permanent. A child context keeps using the temporary
+    /// ID after its parent saves (as in Core Data); lookups translate it.
+    private(set) var permanentIDs: [ObjectID: ObjectID] = [:]
+    private var roots: [WeakContext] = []
+
+    public init(store: PersistentStore) {
+        self.store = store
+    }
+
+    public var mapping: StoreMapping { store.mapping }
+
+    /// Reads at the newest committed state of the store.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try store.reader.unsafeReentrantRead(body)
+        } catch let error as DatabaseError {
+            throw StoreConnection.translate(error, file: store.file)
+        }
+    }
+
+    /// Runs `body` in one exclusive transaction on the writer, as Core Data's saves do
+    /// (`BEGIN EXCLUSIVE` … `COMMIT`); any error rolls the whole transaction back.
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        guard store.isCoreDataStore else { throw ContextError.notCoreData }
+        if store.options.readonly { throw StoreError.readOnly(path: store.path) }
+        let queue: DatabaseQueue
+        if let writer { queue = writer } else {
+            queue = try StoreConnection.open(store.file, readonly: false)
+            queue.writeWithoutTransaction { TriggerFunctions.register($0) }
+            writer = queue
+        }
+        do {
+            return try queue.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.exclusive) {
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
+            }
+        } catch let error as DatabaseError {
+            throw StoreConnection.translate(error, file: store.file)
+        }
+    }
+
+    func nextTemporaryID(_ entity: String) -> ObjectID {
+        temporaryCount += 1
+        return ObjectID.temporary(entityName: entity, number: temporaryCount)
+    }
+
+    func recordPermanent(_ temporary: ObjectID, _ permanent: ObjectID) {
+        permanentIDs[temporary] = permanent
+    }
+
+    /// The ID an object has now: a temporary ID that was saved becomes its permanent one.
+    public func resolve(_ id: ObjectID) -> ObjectID {
+        permanentIDs[id] ?? id
+    }
+
+    /// Parses an ID as a user types it, filling in this store's UUID, and checks the entity.
+    public func objectID(parsing text: String) throws -> ObjectID {
+        guard let parsed = ObjectID.parse(text) else { throw ContextError.badObjectID(text) }
+        let entity = try store.entity(parsed.entityName)
+        if parsed.primaryKey < 0 { return ObjectID.temporary(entityName: entity.name, number: -parsed.primaryKey) }
+        if let uuid = parsed.storeUUID, !uuid.isEmpty, uuid != store.uuid {
+            throw ContextError.badObjectID("\(text) belongs to another store (this one is \(store.uuid))")
+        }
+        // `Car/p2` may name a SportsCar: object IDs always carry the concrete entity.
+        var concrete = entity.name
+        if entity.tableHasSubentities, let column = entity.entityColumn,
+           let id = try read({ db in
+               try Int.fetchOne(db, sql: "SELECT \(SQL.identifier(column)) FROM \(SQL.identifier(entity.table)) WHERE Z_PK = ?",
+                                arguments: [parsed.primaryKey])
+           }), let found = mapping.entity(withID: id) {
+            concrete = found.name
+        }
+        return ObjectID(storeUUID: store.uuid, entityName: concrete, primaryKey: parsed.primaryKey)
+    }
+
+    func register(root context: Context) {
+        roots.removeAll { $0.context == nil }
+        roots.append(WeakContext(context: context))
+    }
+
+    /// Root contexts other than `saver` that merge saves automatically.
+    func mergingRoots(except saver: Context) -> [Context] {
+        roots.compactMap(\.context).filter { $0 !== saver && $0.automaticallyMergesChanges }
+    }
+}
+
+struct WeakContext {
+    weak var context: Context?
+}
+
+/// Stand-ins for the SQL functions Core Data's own triggers call (derived attributes,
+/// Photos' `ZT_` triggers). Without them every write to such a table fails with
+/// "no such function"; with them the triggers' own UPDATEs still keep derived columns.
+enum TriggerFunctions {
+    static let names = [
+        "NSCoreDataDATriggerUpdatedAffectedObjectValue",
+        "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue",
+        "NSCoreDataTriggerUpdateAffectedObjectValue",
+    ]
+
+    static func register(_ db: Database) {
+        for name in names {
+            db.add(function: DatabaseFunction(name, argumentCount: nil, pure: false) { _ in nil })
+        }
+    }
+}

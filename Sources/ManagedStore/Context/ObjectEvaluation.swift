@@ -1,0 +1,45 @@
+import Foundation
+
+/// A managed object as the in-memory predicate evaluator sees it: key-value coding through
+/// the context, so key paths fire faults and follow relationships as they would in the app.
+struct ObjectEvaluation: PredicateEvaluable {
+    let object: ManagedObject
+    let context: Context
+
+    func value(forKey key: String) throws -> EvaluatedValue {
+        switch try context.value(of: object, key) {
+        case .attribute(let a): return .value(a.predicateValue)
+        case .toOne(nil): return .null
+        case .toOne(let id?): return .object(ObjectEvaluation(object: try context.object(with: id), context: context))
+        case .toMany(let ids):
+            return .collection(try ids.map { .object(ObjectEvaluation(object: try context.object(with: $0), context: context)) })
+        }
+    }
+
+    var evaluationIdentity: AnyHashable { AnyHashable(context.coordinator.resolve(object.objectID)) }
+
+    func isReferenced(by text: String) -> Bool {
+        guard let id = try? context.coordinator.objectID(parsing: text) else { return false }
+        return context.coordinator.resolve(id) == context.coordinator.resolve(object.objectID)
+    }
+}
+
+extension AttributeValue {
+    /// The value an NSPredicate compares: numbers, strings, dates; the rest as the text a
+    /// user would compare them with.
+    var predicateValue: PredicateValue {
+        switch self {
+        case .null: return .null
+        case .integer(let i): return .integer(i)
+        case .double(let d): return .double(d)
+        case .bool(let b): return .bool(b)
+        case .string(let s): return .string(s)
+        case .date(let d): return .date(d)
+        case .uuid(let u): return .string(u.uuidString)
+        case .uri(let s): return .string(s)
+        case .data(let bytes): return .string(Data(bytes).base64EncodedString())
+        case .transformable(let summary, _): return .string(summary)
+        case .externalFile(let path, _): return .string(path)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// The value of one property of a managed object: an attribute, a to-one relationship (the
+/// destination's ID), or a to-many relationship (destination IDs; in order when the
+/// relationship is ordered).
+public enum ObjectValue: Sendable, Equatable {
+    case attribute(AttributeValue)
+    case toOne(ObjectID?)
+    case toMany([ObjectID])
+
+    public static let null = ObjectValue.attribute(.null)
+
+    var isNull: Bool {
+        switch self {
+        case .attribute(.null), .toOne(nil): return true
+        default: return false
+        }
+    }
+
+    /// The destination IDs of a relationship value, none for nil or an attribute.
+    var destinations: [ObjectID] {
+        switch self {
+        case .toOne(let id?): return [id]
+        case .toMany(let ids): return ids
+        default: return []
+        }
+    }
+}
+
+/// An object's row as a context last read it — from the store, or from its parent context
+/// for a child — with the `Z_OPT` version an update is checked against. To-many
+/// relationships appear once they have been read.
+struct RowSnapshot {
+    var values: [String: ObjectValue]
+    var version: Int64
+    /// When it was read (monotonic seconds), for the context's staleness interval.
+    var readAt: TimeInterval
+
+    init(values: [String: ObjectValue], version: Int64, readAt: TimeInterval = ProcessInfo.processInfo.systemUptime) {
+        self.values = values
+        self.version = version
+        self.readAt = readAt
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// The SQL of a save, inside the coordinator's exclusive transaction, in Core Data's
+/// statement shapes: `INSERT INTO T(Z_PK, Z_ENT, Z_OPT, …)`, `UPDATE OR FAIL T SET …,
+/// Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?`, `DELETE FROM T WHERE Z_PK = ? AND Z_OPT = ?`,
+/// and keys from `Z_PRIMARYKEY`. Values are bound through the C API with their length,
+/// so text with a NUL byte is written whole.
+struct StoreWriter {
+    let db: Database
+    let mapping: StoreMapping
+    /// Permanent keys of objects inserted by this save, by their temporary IDs.
+    var keys: [ObjectID: ObjectID] = [:]
+
+    @discardableResult
+    func execute(_ sql: String, _ arguments: [DatabaseValue]) throws -> Int {
+        let statement = try db.makeStatement(sql: sql)
+        let columns = ColumnReader(statement.sqliteStatement)
+        try columns.bind(arguments, db)
+        while try columns.step(db) {}
+        return Int(sqlite3_changes(db.sqliteConnection))
+    }
+
+    /// Hands out primary keys for new objects of one table from its root entity's `Z_MAX`.
+    mutating func allocateKeys(_ objects: [ManagedObject], storeUUID: String) throws {
+        let byTable = Dictionary(grouping: objects) { $0.entity.table }
+        for (table, group) in byTable.sorted(by: { $0.key < $1.key }) {
+            guard let root = rootEntity(of: group[0].entity), let rootID = root.entityID else {
+                throw StoreError.sqlite("no Z_PRIMARYKEY row for the table \(table)")
+            }
+            let max = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [rootID]) ?? 0
+            let newMax = max + Int64(group.count)
+            try db.execute(sql: "UPDATE OR FAIL Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX = ?",
+                           arguments: [newMax, rootID, max])
+            for (i, object) in group.sorted(by: { $0.objectID.primaryKey > $1.objectID.primaryKey }).enumerated() {
+                keys[object.objectID] = ObjectID(storeUUID: storeUUID, entityName: object.entity.name, primaryKey: max + 1 + Int64(i))
+            }
+        }
+    }
+
+    func rootEntity(of entity: EntityMapping) -> EntityMapping? {
+        var current = entity
+        while let parentName = current.superentityName, let parent = mapping.entity(named: parentName) { current = parent }
+        return current
+    }
+
+    func permanent(_ id: ObjectID) -> ObjectID { keys[id] ?? id }
+
+    /// The columns of an object's row for the given keys (attributes and to-one keys).
+    func rowColumns(_ object: ManagedObject, _ values: [String: ObjectValue], keys: [String]) -> [(String, DatabaseValue)] {
+        var columns: [(String, DatabaseValue)] = []
+        for key in keys {
+            if let a = object.entity.attribute(key), let column = a.column {
+                guard let stored = StoreWriter.encode(values[key] ?? .null, a.attribute) else { continue }
+                columns.append((column, stored))
+            } else if let r = object.entity.relationship(key), case .foreignKey(let column, let entityColumn) = r.storage {
+                let destination: ObjectID?
+                if case .toOne(let id)? = values[key] { destination = id.map(permanent) } else { destination = nil }
+                columns.append((column, destination.map { $0.primaryKey.databaseValue } ?? .null))
+                if let entityColumn {
+                    let entityID = destination.flatMap { mapping.entity(named: $0.entityName)?.entityID }
+                    columns.append((entityColumn, entityID.map { Int64($0).databaseValue } ?? .null))
+                }
+            }
+        }
+        return columns
+    }
+
+    /// Keys stored in the object's own row: attributes with a column and to-one keys.
+    static func rowKeys(_ entity: EntityMapping) -> [String] {
+        entity.attributes.filter { $0.column != nil && !$0.attribute.isDerived }.map(\.attribute.name)
+            + entity.relationships.filter { if case .foreignKey = $0.storage { return true } else { return false } }.map(\.relationship.name)
+    }
+
+    func insert(_ object: ManagedObject) throws {
+        let id = permanent(object.objectID)
+        let columns = rowColumns(object, object.values, keys: StoreWriter.rowKeys(object.entity))
+        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.0)
+        let values = [id.primaryKey.databaseValue, Int64(object.entity.entityID ?? 0).databaseValue, Int64(1).databaseValue] + columns.map(\.1)
+        try execute("INSERT INTO \(SQL.identifier(object.entity.table))(\(names.map(SQL.identifier).joined(separator: ", "))) "
+                    + "VALUES(\(names.map { _ in "?" }.joined(separator: ", ")))", values)
+    }
+
+    /// Writes `keys` and the new version; false when the row's version was not `expected`.
+    func update(_ object: ManagedObject, _ values: [String: ObjectValue], keys: [String], expected: Int64, version: Int64) throws -> Bool {
+        let columns = rowColumns(object, values, keys: keys)
+        let sets = columns.map { "\(SQL.identifier($0.0)) = ?" } + ["Z_OPT = ?"]
+        let changes = try execute("UPDATE OR FAIL \(SQL.identifier(object.entity.table)) SET \(sets.joined(separator: ", ")) "
+                                  + "WHERE Z_PK = ? AND Z_OPT = ?",
+                                  columns.map(\.1) + [version.databaseValue, object.objectID.primaryKey.databaseValue, expected.databaseValue])
+        return changes == 1
+    }
+
+    func delete(_ object: ManagedObject, expected: Int64) throws {
+        let pk = object.objectID.primaryKey
+        try execute("DELETE FROM \(SQL.identifier(object.entity.table)) WHERE Z_PK = ? AND Z_OPT = ?", [pk.databaseValue, expected.databaseValue])
+        for r in object.entity.relationships {
+            switch r.storage {
+            case .joinTable(let table, let source, _, _):
+                try execute("DELETE FROM \(SQL.identifier(table)) WHERE \(SQL.identifier(source)) = ?", [pk.databaseValue])
+            case .hiddenForeignKey(let table, let column, let order):
+                let clear = [column] + (order.map { [$0] } ?? [])
+                try execute("UPDATE \(SQL.identifier(table)) SET \(clear.map { "\(SQL.identifier($0)) = NULL" }.joined(separator: ", ")) "
+                            + "WHERE \(SQL.identifier(column)) = ?", [pk.databaseValue])
+            default: break
+            }
+        }
+    }
+
+    /// Writes a to-many relationship's change from `old` to `new` where it is stored
+    /// outside the object's row: join-table rows, a hidden key, or the order column.
+    func writeToMany(_ object: ManagedObject, _ r: RelationshipMapping, old: [ObjectID], new: [ObjectID]) throws {
+        let source = permanent(object.objectID).primaryKey.databaseValue
+        let new = new.map(permanent), old = old.map(permanent)
+        let oldSet = Set(old), newSet = Set(new)
+        switch r.storage {
+        case .joinTable(let table, let sourceColumn, let destinationColumn, let order):
+            let t = SQL.identifier(table), s = SQL.identifier(sourceColumn), d = SQL.identifier(destinationColumn)
+            for id in old where !newSet.contains(id) {
+                try execute("DELETE FROM \(t) WHERE \(s) = ? AND \(d) = ?", [source, id.primaryKey.databaseValue])
+            }
+            for (i, id) in new.enumerated() {
+                if let order {
+                    try execute("INSERT OR REPLACE INTO \(t)(\(s), \(d), \(SQL.identifier(order))) VALUES(?, ?, ?)",
+                                [source, id.primaryKey.databaseValue, Int64(i + 1).databaseValue])
+                } else if !oldSet.contains(id) {
+                    try execute("INSERT OR IGNORE INTO \(t)(\(s), \(d)) VALUES(?, ?)", [source, id.primaryKey.databaseValue])
+                }
+            }
+        case .hiddenForeignKey(let table, let column, let order):
+            let t = SQL.identifier(table), c = SQL.identifier(column)
+            for id in old where !newSet.contains(id) {
+                try execute("UPDATE \(t) SET \(c) = NULL WHERE Z_PK = ? AND \(c) = ?", [id.primaryKey.databaseValue, source])
+            }
+            for (i, id) in new.enumerated() {
+                let sets = [c] + (order.map { [SQL.identifier($0)] } ?? [])
+                let values = [source] + (order == nil ? [] : [Int64(i + 1).databaseValue])
+                try execute("UPDATE \(t) SET \(sets.map { "\($0) = ?" }.joined(separator: ", ")) WHERE Z_PK = ?",
+                            values + [id.primaryKey.databaseValue])
+            }
+        case .inverseForeignKey(let table, _, let order?):
+            for (i, id) in new.enumerated() {
+                try execute("UPDATE \(SQL.identifier(table)) SET \(SQL.identifier(order)) = ? WHERE Z_PK = ?",
+                            [Int64(i + 1).databaseValue, id.primaryKey.databaseValue])
+            }
+        default:
+            break
+        }
+    }
+
+    /// An attribute value in its column's storage form; nil for values that cannot be
+    /// written back (externally stored data, whose file this tool does not manage).
+    static func encode(_ value: ObjectValue, _ attribute: AttributeDescription) -> DatabaseValue? {
+        guard case .attribute(let a) = value else { return .null }
+        switch a {
+        case .null: return .null
+        case .integer(let i): return i.databaseValue
+        case .double(let d): return d.databaseValue
+        case .bool(let b): return Int64(b ? 1 : 0).databaseValue
+        case .string(let s): return s.databaseValue
+        case .date(let d): return d.databaseValue
+        case .data(let bytes):
+            return Data(attribute.allowsExternalBinaryDataStorage ? [0x01] + bytes : bytes).databaseValue
+        case .uuid(let uuid): return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue
+        case .uri(let s): return s.databaseValue
+        case .transformable(_, let bytes): return Data(bytes).databaseValue
+        case .externalFile: return nil
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/// Checks made before a save, as `validateForInsert`/`validateForUpdate`: required
+/// attributes and relationships, and to-many counts. Each failure names the object and the
+/// property.
+extension Context {
+    func validationFailures() throws -> [String] {
+        var failures: [String] = []
+        for object in changed.values.sorted(by: ManagedObject.displayOrder) where (object.isInserted || object.isUpdated) && !object.isDeleted {
+            let who = "\(object.entity.name) \(object.objectID.uri)"
+            for a in object.entity.attributes where !a.attribute.isOptional && !a.attribute.isTransient && !a.attribute.isDerived {
+                if (object.values[a.attribute.name] ?? .null).isNull {
+                    failures.append("\(who): \(a.attribute.name) is required")
+                }
+            }
+            for r in object.entity.relationships where !r.relationship.isTransient {
+                let rel = r.relationship
+                let count = try value(of: object, rel.name).destinations.count
+                if !rel.isToMany {
+                    if !rel.isOptional && count == 0 { failures.append("\(who): \(rel.name) is required") }
+                    continue
+                }
+                if count == 0 && rel.isOptional { continue }
+                if count < max(rel.minCount, rel.isOptional ? 0 : 1) {
+                    failures.append("\(who): \(rel.name) needs at least \(max(rel.minCount, 1)) object(s), has \(count)")
+                }
+                if rel.maxCount > 0 && count > rel.maxCount {
+                    failures.append("\(who): \(rel.name) allows at most \(rel.maxCount) object(s), has \(count)")
+                }
+            }
+        }
+        return failures
+    }
+}

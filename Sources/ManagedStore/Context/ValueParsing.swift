@@ -1,0 +1,127 @@
+import Foundation
+
+/// Turns the text of `K=V` (a predicate-language literal) into a property value, checked
+/// against the model: the attribute's type, its integer range, and for relationships the
+/// destination entity. Unquoted text is accepted for string attributes, because a POSIX
+/// word split has already removed the quotes of `name="dave"`.
+public enum ValueParsing {
+    public static func value(_ text: String, for key: String, in entity: EntityMapping,
+                             coordinator: Coordinator) throws -> (name: String, value: ObjectValue) {
+        if let relationship = entity.relationship(key) {
+            let r = relationship.relationship
+            let ids = try objectIDs(text, relationship: r, entity: entity, coordinator: coordinator)
+            if r.isToMany { return (r.name, .toMany(ids)) }
+            guard ids.count <= 1 else {
+                throw ContextError.badValue(entity: entity.name, key: r.name, why: "a to-one relationship takes one object ID or nil")
+            }
+            return (r.name, .toOne(ids.first))
+        }
+        guard let attribute = entity.attribute(key) else {
+            if entity.fetchedProperties.contains(where: { $0.name == key }) {
+                throw ContextError.readOnlyProperty(entity: entity.name, key: key, why: "it is a fetched property")
+            }
+            throw StoreError.unknownProperty(entity: entity.name, name: key)
+        }
+        let a = attribute.attribute
+        if a.isDerived {
+            throw ContextError.readOnlyProperty(entity: entity.name, key: a.name, why: "it is derived; the store computes it")
+        }
+        return (a.name, .attribute(try attributeValue(text, a, entity: entity.name)))
+    }
+
+    static func attributeValue(_ text: String, _ a: AttributeDescription, entity: String) throws -> AttributeValue {
+        func bad(_ why: String) -> ContextError { .badValue(entity: entity, key: a.name, why: why) }
+        let literal = try? PredicateParser.parseLiteral(text)
+        if literal == .null { return .null }
+        switch a.type {
+        case .string:
+            if case .string(let s)? = literal { return .string(s) }
+            return .string(text)
+        case .boolean:
+            switch literal {
+            case .bool(let b)?: return .bool(b)
+            case .integer(let i)? where i == 0 || i == 1: return .bool(i == 1)
+            default: throw bad("expects YES or NO, not \(text)")
+            }
+        case .integer16, .integer32, .integer64:
+            let range: ClosedRange<Int64> = a.type == .integer16 ? Int64(Int16.min)...Int64(Int16.max)
+                : a.type == .integer32 ? Int64(Int32.min)...Int64(Int32.max) : Int64.min...Int64.max
+            guard case .integer(let i)? = literal else { throw bad("expects an integer, not \(text)") }
+            guard range.contains(i) else { throw bad("\(i) does not fit a \(a.type.modelName) (\(range.lowerBound)…\(range.upperBound))") }
+            return .integer(i)
+        case .double, .float, .decimal:
+            switch literal {
+            case .integer(let i)?: return .double(Double(i))
+            case .double(let d)?: return .double(d)
+            default: throw bad("expects a number, not \(text)")
+            }
+        case .date:
+            switch literal {
+            case .integer(let i)?: return .date(Double(i))
+            case .double(let d)?, .date(let d)?: return .date(d)
+            case .string(let s)?:
+                if let date = parseDate(s) { return .date(date) }
+                throw bad("expects a date: seconds since 2001-01-01, or ISO 8601 text such as \"2024-05-01T12:00:00Z\"")
+            default:
+                if let date = parseDate(text) { return .date(date) }
+                throw bad("expects a date: seconds since 2001-01-01, or ISO 8601 text such as \"2024-05-01T12:00:00Z\"")
+            }
+        case .uuid:
+            let s: String
+            if case .string(let q)? = literal { s = q } else { s = text }
+            guard let uuid = UUID(uuidString: s) else { throw bad("expects a UUID, not \(text)") }
+            return .uuid(uuid)
+        case .uri:
+            if case .string(let s)? = literal { return .uri(s) }
+            return .uri(text)
+        case .binaryData:
+            let s: String
+            if case .string(let q)? = literal { s = q } else { s = text }
+            guard let data = Data(base64Encoded: s) else { throw bad("expects base64 text") }
+            return .data([UInt8](data))
+        case .undefined:
+            switch literal {
+            case .integer(let i)?: return .integer(i)
+            case .double(let d)?: return .double(d)
+            case .bool(let b)?: return .bool(b)
+            case .string(let s)?: return .string(s)
+            default: return .string(text)
+            }
+        default:
+            throw ContextError.readOnlyProperty(entity: entity, key: a.name,
+                                                why: "\(a.type.modelName) values need the app's own classes, which Linux does not have")
+        }
+    }
+
+    static func parseDate(_ text: String) -> Double? {
+        let formatter = ISO8601DateFormatter()
+        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime],
+                                                      [.withFullDate]] {
+            formatter.formatOptions = options
+            if let date = formatter.date(from: text) { return date.timeIntervalSinceReferenceDate }
+        }
+        return nil
+    }
+
+    /// `Car/p3`, a URI, `nil`, or `{Car/p1, Car/p2}` for a to-many relationship.
+    static func objectIDs(_ text: String, relationship r: RelationshipDescription, entity: EntityMapping,
+                          coordinator: Coordinator) throws -> [ObjectID] {
+        var body = text.trimmingCharacters(in: .whitespaces)
+        if ["nil", "null"].contains(body.lowercased()) { return [] }
+        if body.hasPrefix("{") && body.hasSuffix("}") { body = String(body.dropFirst().dropLast()) }
+        let items = body.split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+        }.filter { !$0.isEmpty }
+        guard let destination = coordinator.mapping.entity(named: r.destinationEntityName) else {
+            throw ContextError.badValue(entity: entity.name, key: r.name, why: "its destination \(r.destinationEntityName) is not in the model")
+        }
+        return try items.map { item in
+            let id = try coordinator.objectID(parsing: item)
+            guard let target = coordinator.mapping.entity(named: id.entityName), let targetID = target.entityID,
+                  destination.entityIDs.contains(targetID) else {
+                throw ContextError.wrongEntity(id: item, expected: destination.name)
+            }
+            return id
+        }
+    }
+}
