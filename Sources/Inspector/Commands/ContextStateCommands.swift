@@ -50,7 +50,7 @@ public struct ResetCommand: SessionCommand {
     public func run(in session: Session) throws {
         let c = try context.resolve(in: session)
         c.reset()
-        session.contexts.beginResult(c)
+        session.contexts.dropResult(c)
     }
 }
 

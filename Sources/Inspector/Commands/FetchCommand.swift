@@ -61,24 +61,25 @@ public struct FetchCommand: SessionCommand {
     /// matched in memory and realized objects showing their in-memory values.
     func fetchInContext(_ request: FetchRequest, plan: FetchPlan, session: Session, writer: RowWriter) throws {
         let c = try inContext.context.resolve(in: session)
-        session.contexts.beginResult(c)
         let keys = plan.properties.map(\.name)
         let idsOnly = request.resultType == .ids
         var values: [OutputValue] = []
         var options = inContext.options
         options.idsOnly = idsOnly
-        try c.fetch(request, options: options) { object in
-            session.contexts.hold(object, in: c)
-            values.removeAll(keepingCapacity: true)
-            values.append(.objectID(object.objectID.uri))
-            if !idsOnly {
-                let visible = object.visibleValues
-                for key in keys {
-                    let value = try visible[key] ?? c.value(of: object, keyPath: key)
-                    values.append(ObjectRendering.output(value))
+        _ = try session.contexts.collectResult(in: c) { hold in
+            try c.fetch(request, options: options) { object in
+                hold(object)
+                values.removeAll(keepingCapacity: true)
+                values.append(.objectID(object.objectID.uri))
+                if !idsOnly {
+                    let visible = object.visibleValues
+                    for key in keys {
+                        let value = try visible[key] ?? c.value(of: object, keyPath: key)
+                        values.append(ObjectRendering.output(value))
+                    }
                 }
+                writer.row(values)
             }
-            writer.row(values)
         }
     }
 

@@ -30,8 +30,7 @@ public struct GetCommand: SessionCommand {
     public func run(in session: Session) throws {
         let c = try context.resolve(in: session)
         let object = try c.existingObject(with: try c.coordinator.objectID(parsing: id))
-        session.contexts.beginResult(c)
-        session.contexts.hold(object, in: c)
+        session.contexts.collectResult(in: c) { hold in hold(object) }
         let keys = ObjectRendering.allProperties(object.entity)
         var values: [OutputValue] = [.objectID(object.objectID.uri)]
         for key in keys { values.append(ObjectRendering.output(try c.value(of: object, key))) }

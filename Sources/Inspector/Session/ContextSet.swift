@@ -11,6 +11,7 @@ public final class ContextSet {
     /// array a fetch returns; that is what keeps unchanged registered objects alive. At
     /// most `resultLimit` objects are kept: a larger fetch still streams past.
     private var results: [ObjectIdentifier: [ManagedObject]] = [:]
+    private var incoming: [ObjectIdentifier: [ManagedObject]] = [:]
     public static let resultLimit = 10_000
 
     public init(store: PersistentStore) {
@@ -51,17 +52,23 @@ public final class ContextSet {
         if let child = contexts.first(where: { $0.parent === context }) {
             throw ContextError.cannotDrop(name, why: "context '\(child.name)' is its child")
         }
-        results[ObjectIdentifier(context)] = nil
+        dropResult(context)
         contexts.removeAll { $0 === context }
     }
 
-    /// Starts a new result for a context: the previous one is let go.
-    public func beginResult(_ context: Context) {
-        results[ObjectIdentifier(context)] = []
+    /// Collects a command's result for a context; the previous result is let go only when
+    /// the new one is complete, as `results = try context.fetch(request)` does in an app.
+    public func collectResult<T>(in context: Context, _ body: (_ hold: (ManagedObject) -> Void) throws -> T) rethrows -> T {
+        let key = ObjectIdentifier(context)
+        incoming[key] = []
+        defer { results[key] = incoming.removeValue(forKey: key) }
+        return try body { object in
+            if incoming[key, default: []].count < ContextSet.resultLimit { incoming[key, default: []].append(object) }
+        }
     }
 
-    public func hold(_ object: ManagedObject, in context: Context) {
-        let key = ObjectIdentifier(context)
-        if results[key, default: []].count < ContextSet.resultLimit { results[key, default: []].append(object) }
+    /// Lets go of a context's last result (after `reset`).
+    public func dropResult(_ context: Context) {
+        results[ObjectIdentifier(context)] = nil
     }
 }
