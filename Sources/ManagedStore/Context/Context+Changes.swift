@@ -57,8 +57,7 @@ extension Context {
         var new = value.destinations
         if relationship.isToMany, !relationship.isOrdered { new = unique(new) }
         for id in new {
-            let destination = try self.object(with: id)
-            try fire(destination)
+            let destination = try existingObject(with: id)
             if destination.isDeleted || destination.isInaccessible { throw ContextError.objectDeleted(id.uri) }
         }
         try setPrimitive(relationship.isToMany ? .toMany(new) : .toOne(new.first), key, of: object)
