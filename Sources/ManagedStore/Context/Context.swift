@@ -32,6 +32,7 @@ public final class Context {
     }
 
     var registry: [ObjectID: WeakObject] = [:]
+    private var sweepThreshold = 4096
     /// Objects the context must keep: every changed one, until save, rollback or reset.
     var changed: [ObjectID: ManagedObject] = [:]
     /// Every registered object, when `retainsRegisteredObjects` is on.
@@ -79,6 +80,12 @@ public final class Context {
 
     func register(_ object: ManagedObject) {
         registry[object.objectID] = WeakObject(object: object)
+        // Weak slots of released objects are swept once the table has doubled, so a
+        // million-row fetch whose objects go as they are printed keeps the table small.
+        if registry.count >= sweepThreshold {
+            registry = registry.filter { $0.value.object != nil }
+            sweepThreshold = max(4096, registry.count * 2)
+        }
         if retainsRegisteredObjects { retained[object.objectID] = object }
     }
 
