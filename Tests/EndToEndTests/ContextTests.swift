@@ -6,17 +6,13 @@ import XCTest
 final class ContextTests: XCTestCase {
     var folder: URL!
     var store: String!
-    let uuid = "5E1F4C6B-2D8A-4B7E-9C3D-0A1B2C3D4E5F"
 
     override func setUpWithError() throws {
         folder = try Fixtures.temporaryDirectory(self)
         store = try Fixtures.exampleStore(in: folder, people: 50).path
     }
 
-    func uri(_ short: String) -> String {
-        let parts = short.split(separator: "/")
-        return "x-coredata://\(uuid)/\(parts[0])/\(parts[1])"
-    }
+    func uri(_ short: String) -> String { Fixtures.uri(short) }
 
     func script(_ lines: String, _ extra: [String] = []) throws -> CLI.Result {
         try CLI.run([store] + extra, stdin: lines)
@@ -246,25 +242,11 @@ final class ContextTests: XCTestCase {
 
         let session = try SessionDriver(store: store)
         session.run("update Person/p1 name=kept\ninsert Tag name=extra")
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        holder.arguments = [store]
-        let input = Pipe(), output = Pipe()
-        holder.standardInput = input
-        holder.standardOutput = output
-        try holder.run()
-        input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE; SELECT 'locked';\n".utf8))
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("locked") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += chunk
-        }
+        let lock = try StoreLock(store)
         var r = session.run("save\nchanges --format csv")
         XCTAssertTrue(r.err.contains("is locked by another process"), r.err)
         XCTAssertTrue(r.out.contains("updated,\(uri("Person/p1")),name") && r.out.contains("inserted,x-coredata:///Tag/t"), r.out)
-        try input.fileHandleForWriting.close()
-        holder.waitUntilExit()
+        try lock.release()
         XCTAssertEqual(try sql("SELECT ZNAME FROM ZPERSON WHERE Z_PK = 1"), "dave0")
         r = session.run("save")
         XCTAssertEqual(r.out, "saved into the store: 1 inserted, 1 updated, 0 deleted\n  inserted \(uri("Tag/p5"))\n", r.err)

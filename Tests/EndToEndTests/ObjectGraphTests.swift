@@ -8,17 +8,13 @@ import XCTest
 final class ObjectGraphTests: XCTestCase {
     var folder: URL!
     var store: String!
-    let uuid = "5E1F4C6B-2D8A-4B7E-9C3D-0A1B2C3D4E5F"
 
     override func setUpWithError() throws {
         folder = try Fixtures.temporaryDirectory(self)
         store = try Fixtures.exampleStore(in: folder, people: 50).path
     }
 
-    func uri(_ short: String, uuid: String? = nil) -> String {
-        let parts = short.split(separator: "/")
-        return "x-coredata://\(uuid ?? self.uuid)/\(parts[0])/\(parts[1])"
-    }
+    func uri(_ short: String, uuid: String = Fixtures.exampleUUID) -> String { Fixtures.uri(short, uuid: uuid) }
 
     func script(_ lines: String, store: String? = nil) throws -> CLI.Result {
         try CLI.run([store ?? self.store, "--keep-going"], stdin: lines)

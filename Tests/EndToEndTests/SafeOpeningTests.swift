@@ -76,26 +76,11 @@ final class SafeOpeningTests: XCTestCase {
 
     func testLockedStore() throws {
         let store = try Fixtures.copy("hwaxxer_BookMigration/Model1.sqlite", into: folder, sidecars: [])
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["sqlite3", store.path]
-        let input = Pipe(), output = Pipe()
-        holder.standardInput = input
-        holder.standardOutput = output
-        try holder.run()
-        defer { holder.terminate(); holder.waitUntilExit() }
-        input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE; SELECT 'locked';\n".utf8))
-        // Wait until the shell holds the lock.
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("locked") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += chunk
-        }
+        let lock = try StoreLock(store.path)
         let result = try CLI.run(["entities", store.path], environment: ["CDINSPECT_BUSY_TIMEOUT": "0.2"])
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("is locked by another process"), result.stderr)
-        try input.fileHandleForWriting.close()
+        try lock.release()
     }
 
     /// Root reads anything, so the permission cases run the binary as `nobody`.

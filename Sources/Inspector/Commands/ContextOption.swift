@@ -11,6 +11,12 @@ public struct ContextOption: ParsableArguments {
     func resolve(in session: Session) throws -> Context {
         try session.contexts.context(context)
     }
+
+    /// The context and, realized in it, the object a command names by its ID.
+    func object(_ id: String, in session: Session) throws -> (Context, ManagedObject) {
+        let c = try resolve(in: session)
+        return (c, try c.existingObject(with: try c.coordinator.objectID(parsing: id)))
+    }
 }
 
 /// The switches of a fetch that concern the context it runs in.

@@ -75,7 +75,7 @@ public struct FetchCommand: SessionCommand {
                     let visible = object.visibleValues
                     for key in keys {
                         let value = try visible[key] ?? c.value(of: object, keyPath: key)
-                        values.append(ObjectRendering.output(value))
+                        values.append(OutputValue(value))
                     }
                 }
                 writer.row(values)

@@ -28,12 +28,12 @@ public struct GetCommand: SessionCommand {
     public init() {}
 
     public func run(in session: Session) throws {
-        let c = try context.resolve(in: session)
-        let object = try c.existingObject(with: try c.coordinator.objectID(parsing: id))
+        let (c, object) = try context.object(id, in: session)
         session.contexts.collectResult(in: c) { hold in hold(object) }
-        let keys = ObjectRendering.allProperties(object.entity)
+        // Every property: attributes (transient ones too), then relationships.
+        let keys = object.entity.attributes.map(\.attribute.name) + object.entity.relationships.map(\.relationship.name)
         var values: [OutputValue] = [.objectID(object.objectID.uri)]
-        for key in keys { values.append(ObjectRendering.output(try c.value(of: object, key))) }
+        for key in keys { values.append(OutputValue(try c.value(of: object, key))) }
         let format = session.format(output.format)
         if format == .table {
             let writer = RowWriter(columns: ["property", "value"], format: .table, sink: session.output)
@@ -78,8 +78,7 @@ public struct UpdateCommand: SessionCommand {
     public init() {}
 
     public func run(in session: Session) throws {
-        let c = try context.resolve(in: session)
-        let object = try c.existingObject(with: try c.coordinator.objectID(parsing: id))
+        let (c, object) = try context.object(id, in: session)
         try c.update(object, values: try values.pairs())
     }
 }
@@ -95,7 +94,7 @@ public struct DeleteCommand: SessionCommand {
     public init() {}
 
     public func run(in session: Session) throws {
-        let c = try context.resolve(in: session)
-        try c.delete(try c.existingObject(with: try c.coordinator.objectID(parsing: id)))
+        let (c, object) = try context.object(id, in: session)
+        try c.delete(object)
     }
 }

@@ -20,6 +20,15 @@ extension OutputValue {
         }
     }
 
+    /// A managed object's property: to-many relationships as arrays of object IDs.
+    public init(_ value: ObjectValue) {
+        switch value {
+        case .attribute(let a): self.init(a)
+        case .toOne(let id): self = id.map { .objectID($0.uri) } ?? .null
+        case .toMany(let ids): self = .array(ids.map { .objectID($0.uri) })
+        }
+    }
+
     public init(_ value: FetchedValue) {
         switch value {
         case .attribute(let a): self.init(a)

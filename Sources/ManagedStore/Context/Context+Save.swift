@@ -40,7 +40,6 @@ extension Context {
         let inserted = objects.filter(\.isInserted)
         let updated = objects.filter(\.isUpdated)
         let deleted = objects.filter { $0.isDeleted && !$0.isInserted }
-        for object in updated { for key in object.changedKeys { _ = try value(of: object, key) } }
         let policy = mergePolicy
         var result = SaveResult()
 
@@ -67,9 +66,9 @@ extension Context {
                                                            storeChangedKeys: storeChanged, contextChangedKeys: object.changedKeys.sorted())
             }
             if policy == .error, !conflicts.isEmpty {
-                throw ContextError.mergeConflicts(conflicts.values.sorted { ManagedObject.displayOrder(lhs: $0.objectID, rhs: $1.objectID) })
+                throw ContextError.mergeConflicts(conflicts.values.sorted { ObjectID.displayOrder($0.objectID, $1.objectID) })
             }
-            result.conflicts = conflicts.values.sorted { ManagedObject.displayOrder(lhs: $0.objectID, rhs: $1.objectID) }
+            result.conflicts = conflicts.values.sorted { ObjectID.displayOrder($0.objectID, $1.objectID) }
 
             try writer.allocateKeys(inserted, storeUUID: store.uuid)
             var outcomes: [Outcome] = []
@@ -207,8 +206,9 @@ extension Context {
             for object in objects {
                 if object.isInserted && object.isDeleted { continue }
                 if object.isInserted {
-                    let copy = parent.registeredObject(for: object.objectID) ?? ManagedObject(objectID: object.objectID, entity: object.entity)
-                    parent.touch(copy, newlyInserted: parent.registeredObject(for: object.objectID) == nil)
+                    let existing = parent.registeredObject(for: object.objectID)
+                    let copy = existing ?? ManagedObject(objectID: object.objectID, entity: object.entity)
+                    parent.touch(copy, newlyInserted: existing == nil)
                     copy.isFault = false
                     copy.isInserted = true
                     copy.values = object.values
@@ -258,9 +258,3 @@ extension Context {
     }
 }
 
-extension ManagedObject {
-    static func displayOrder(lhs a: ObjectID, rhs b: ObjectID) -> Bool {
-        if a.entityName != b.entityName { return a.entityName < b.entityName }
-        return abs(a.primaryKey) < abs(b.primaryKey)
-    }
-}

@@ -56,8 +56,14 @@ public final class Context {
 
     /// Registered objects that are still alive, in entity and key order.
     public var registeredObjects: [ManagedObject] {
-        registry = registry.filter { $0.value.object != nil }
+        sweepReleased()
         return registry.values.compactMap(\.object).sorted(by: ManagedObject.displayOrder)
+    }
+
+    /// Drops the weak slots of objects that have been released.
+    func sweepReleased() {
+        registry = registry.filter { $0.value.object != nil }
+        sweepThreshold = max(4096, registry.count * 2)
     }
 
     func liveObjects() -> [ObjectID: ManagedObject] {
@@ -82,10 +88,7 @@ public final class Context {
         registry[object.objectID] = WeakObject(object: object)
         // Weak slots of released objects are swept once the table has doubled, so a
         // million-row fetch whose objects go as they are printed keeps the table small.
-        if registry.count >= sweepThreshold {
-            registry = registry.filter { $0.value.object != nil }
-            sweepThreshold = max(4096, registry.count * 2)
-        }
+        if registry.count >= sweepThreshold { sweepReleased() }
         if retainsRegisteredObjects { retained[object.objectID] = object }
     }
 
@@ -218,10 +221,17 @@ extension Context {
     }
 }
 
+extension ObjectID {
+    /// The order listings show objects in: by entity, saved objects by key, then unsaved ones.
+    static func displayOrder(_ a: ObjectID, _ b: ObjectID) -> Bool {
+        if a.entityName != b.entityName { return a.entityName < b.entityName }
+        if a.isTemporary != b.isTemporary { return !a.isTemporary }
+        return abs(a.primaryKey) < abs(b.primaryKey)
+    }
+}
+
 extension ManagedObject {
     static func displayOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
-        if a.objectID.entityName != b.objectID.entityName { return a.objectID.entityName < b.objectID.entityName }
-        if a.objectID.isTemporary != b.objectID.isTemporary { return !a.objectID.isTemporary }
-        return abs(a.objectID.primaryKey) < abs(b.objectID.primaryKey)
+        ObjectID.displayOrder(a.objectID, b.objectID)
     }
 }

@@ -37,7 +37,6 @@ public final class Coordinator {
         let queue: DatabaseQueue
         if let writer { queue = writer } else {
             queue = try StoreConnection.open(store.file, readonly: false)
-            queue.writeWithoutTransaction { TriggerFunctions.register($0) }
             writer = queue
         }
         do {
@@ -101,21 +100,4 @@ public final class Coordinator {
 
 struct WeakContext {
     weak var context: Context?
-}
-
-/// Stand-ins for the SQL functions Core Data's own triggers call (derived attributes,
-/// Photos' `ZT_` triggers). Without them every write to such a table fails with
-/// "no such function"; with them the triggers' own UPDATEs still keep derived columns.
-enum TriggerFunctions {
-    static let names = [
-        "NSCoreDataDATriggerUpdatedAffectedObjectValue",
-        "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue",
-        "NSCoreDataTriggerUpdateAffectedObjectValue",
-    ]
-
-    static func register(_ db: Database) {
-        for name in names {
-            db.add(function: DatabaseFunction(name, argumentCount: nil, pure: false) { _ in nil })
-        }
-    }
 }

@@ -18,9 +18,16 @@ struct ObjectEvaluation: PredicateEvaluable {
 
     var evaluationIdentity: AnyHashable { AnyHashable(context.coordinator.resolve(object.objectID)) }
 
+    /// Compares the key and the table, as the SQL does: `Car/p2` names the SportsCar p2,
+    /// and no store read is needed to learn the concrete entity.
     func isReferenced(by text: String) -> Bool {
-        guard let id = try? context.coordinator.objectID(parsing: text) else { return false }
-        return context.coordinator.resolve(id) == context.coordinator.resolve(object.objectID)
+        guard let parsed = ObjectID.parse(text), let entity = context.mapping.entity(named: parsed.entityName) else { return false }
+        let coordinator = context.coordinator
+        if let uuid = parsed.storeUUID, !uuid.isEmpty, uuid != coordinator.store.uuid { return false }
+        let named = parsed.primaryKey < 0 ? ObjectID.temporary(entityName: entity.name, number: -parsed.primaryKey)
+            : ObjectID(storeUUID: coordinator.store.uuid, entityName: entity.name, primaryKey: parsed.primaryKey)
+        let id = coordinator.resolve(named), mine = coordinator.resolve(object.objectID)
+        return id.primaryKey == mine.primaryKey && entity.table == object.entity.table
     }
 }
 

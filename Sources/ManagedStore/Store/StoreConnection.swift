@@ -23,6 +23,7 @@ public enum StoreConnection {
         configuration.label = "cdinspect"
         configuration.prepareDatabase { db in
             PredicateFunctions.register(db)
+            if !readonly { TriggerFunctions.register(db) }
             // Reading through a memory map saves a system call per page on large scans; it
             // changes nothing on disk, and writes (when a command makes any) still go
             // through SQLite's usual path.

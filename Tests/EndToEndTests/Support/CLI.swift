@@ -118,6 +118,15 @@ enum Fixtures {
         }
     }
 
+    /// The example store's UUID, which the generator writes into every store it makes.
+    static let exampleUUID = "5E1F4C6B-2D8A-4B7E-9C3D-0A1B2C3D4E5F"
+
+    /// The full URI of `Entity/pN` in the example store (or the store with `uuid`).
+    static func uri(_ short: String, uuid: String = exampleUUID) -> String {
+        let parts = short.split(separator: "/")
+        return "x-coredata://\(uuid)/\(parts[0])/\(parts[1])"
+    }
+
     /// The example store, generated fresh into `folder` by the Examples generator.
     static func exampleStore(in folder: URL, people: Int = 50) throws -> URL {
         let target = folder.appendingPathComponent("People.sqlite")
