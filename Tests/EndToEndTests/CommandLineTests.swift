@@ -83,6 +83,16 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("USAGE: schema [<entity>]"), result.stdout)
     }
 
+    /// `COMMAND --help` in a session prints that command's help, subcommands included.
+    func testHelpOptionInASession() throws {
+        let result = try CLI.run([store.path], stdin: "fetch --help\ncontext new --help\ncontext help set\ncontext\n")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("USAGE: fetch [<options>] <entity>"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("USAGE: context new <name> [--parent <context>]"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("USAGE: context set [--context <name>] <setting> <value>"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("name        parent  current  pin"), "bare 'context' lists: \(result.stdout)")
+    }
+
     func testPlainSQLiteFileOpens() throws {
         let folder = try Fixtures.temporaryDirectory(self)
         let path = folder.appendingPathComponent("plain.db").path

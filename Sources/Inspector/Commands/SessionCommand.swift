@@ -61,17 +61,31 @@ public enum CommandTable {
         do {
             // As a root, so that commands with subcommands (`context new …`) parse too.
             guard let command = try type.parseAsRoot(Array(words.dropFirst())) as? any SessionCommand else {
-                throw CommandError.usage("'\(name)' needs a subcommand (try 'help \(name)')")
+                // swift-argument-parser answers `context new --help` and `context help new`
+                // with its own help command: show the help of the subcommand named.
+                throw HelpRequest(text: helpText(type, arguments: Array(words.dropFirst())))
             }
             return command
-        } catch let error as CommandError {
-            throw error
+        } catch let help as HelpRequest {
+            throw help
         } catch {
             if type.exitCode(for: error) == .success {
                 throw HelpRequest(text: type.fullMessage(for: error, columns: 100))
             }
             throw CommandError.usage(type.message(for: error))
         }
+    }
+}
+
+extension CommandTable {
+    /// The help of the deepest subcommand the arguments name (`context new --help`).
+    static func helpText(_ type: any SessionCommand.Type, arguments: [String]) -> String {
+        var current: ParsableCommand.Type = type
+        for word in arguments where word != "help" {
+            guard let sub = current.configuration.subcommands.first(where: { $0._commandName == word }) else { break }
+            current = sub
+        }
+        return type.helpMessage(for: current, columns: 100)
     }
 }
 
