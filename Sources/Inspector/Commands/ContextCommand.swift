@@ -73,10 +73,17 @@ public struct ContextListCommand: SessionCommand {
         for context in set.contexts {
             let changes = context.insertedObjects.count + context.updatedObjects.count + context.deletedObjects.count
             writer.row([.string(context.name), context.parent.map { .string($0.name) } ?? .null, .bool(context === set.current),
-                        .string("unpinned"), .integer(Int64(context.registeredObjects.count)), .integer(Int64(changes)),
+                        .string(ContextListCommand.pinState(context)), .integer(Int64(context.registeredObjects.count)), .integer(Int64(changes)),
                         .string(context.mergePolicy.rawValue)])
         }
         writer.finish()
+    }
+
+    /// A root's token or `unpinned`; a child's parent generation, which it reads through.
+    static func pinState(_ context: Context) -> String {
+        if let token = context.queryGenerationToken { return token }
+        if context.parent != nil, let inherited = context.readingGeneration { return "via parent (\(inherited.token))" }
+        return "unpinned"
     }
 }
 

@@ -15,7 +15,7 @@ public struct ContextOption: ParsableArguments {
     /// The context and, realized in it, the object a command names by its ID.
     func object(_ id: String, in session: Session) throws -> (Context, ManagedObject) {
         let c = try resolve(in: session)
-        return (c, try c.existingObject(with: try c.coordinator.objectID(parsing: id)))
+        return (c, try c.existingObject(with: try c.objectID(parsing: id)))
     }
 }
 

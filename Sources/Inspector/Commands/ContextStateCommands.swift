@@ -81,7 +81,7 @@ public struct RefreshCommand: SessionCommand {
             try c.refreshAll()
             return
         }
-        let objectID = try c.coordinator.objectID(parsing: id ?? "")
+        let objectID = try c.objectID(parsing: id ?? "")
         guard let object = c.registeredObject(for: objectID) else { return }
         try c.refresh(object, mergeChanges: merge)
     }

@@ -33,16 +33,18 @@ public struct FetchCommand: SessionCommand {
         let showsID = request.resultType != .dicts
         let columns = (showsID ? ["objectID"] : []) + (request.resultType == .ids ? [] : plan.properties.map(\.name))
         let writer = RowWriter(columns: columns, format: format, sink: session.output)
-        // Dictionaries never include pending changes in Core Data, so they read the store.
-        if session.usesContexts && request.resultType != .dicts {
-            try fetchInContext(request, plan: plan, session: session, writer: writer)
+        // Dictionaries never include pending changes in Core Data, so they read the store,
+        // at the context's generation when it is pinned.
+        let c = session.usesContexts ? try inContext.context.resolve(in: session) : nil
+        if let c, request.resultType != .dicts {
+            try fetchInContext(request, plan: plan, context: c, session: session, writer: writer)
             writer.finish()
             return
         }
         var uris = ObjectURICache()
         var values: [OutputValue] = []
         values.reserveCapacity(columns.count)
-        try session.store.reader.read { db in
+        try session.store.read(in: c) { db in
             _ = try plan.forEach(db) { row in
                 values.removeAll(keepingCapacity: true)
                 if showsID { values.append(row.objectID.map { uris.value($0) } ?? .null) }
@@ -59,8 +61,7 @@ public struct FetchCommand: SessionCommand {
 
     /// Objects and IDs through the context: registered there, with its unsaved changes
     /// matched in memory and realized objects showing their in-memory values.
-    func fetchInContext(_ request: FetchRequest, plan: FetchPlan, session: Session, writer: RowWriter) throws {
-        let c = try inContext.context.resolve(in: session)
+    func fetchInContext(_ request: FetchRequest, plan: FetchPlan, context c: Context, session: Session, writer: RowWriter) throws {
         let keys = plan.properties.map(\.name)
         let idsOnly = request.resultType == .ids
         var values: [OutputValue] = []

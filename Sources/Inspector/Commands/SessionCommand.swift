@@ -45,6 +45,11 @@ public enum CommandTable {
         ChangesCommand.self,
         RegisteredCommand.self,
         ContextCommand.self,
+        PinCommand.self,
+        UnpinCommand.self,
+        TokenCommand.self,
+        GenerationsCommand.self,
+        DiffCommand.self,
     ]
 
     public static func command(named name: String) -> (any SessionCommand.Type)? {

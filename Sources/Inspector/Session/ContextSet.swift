@@ -53,6 +53,8 @@ public final class ContextSet {
             throw ContextError.cannotDrop(name, why: "context '\(child.name)' is its child")
         }
         dropResult(context)
+        // Its generation expires now, not whenever the last reference to the context goes.
+        if context.parent == nil { context.unpin() }
         contexts.removeAll { $0 === context }
     }
 

@@ -25,8 +25,10 @@ extension Context {
         redoStack.removeAll()
     }
 
-    /// Forgets every registered object and pending change, as if the context were new.
+    /// Forgets every registered object and pending change, as if the context were new. A
+    /// pinned context is pinned again at the newest generation.
     public func reset() {
+        advanceGeneration()
         for object in liveObjects().values where object.isFault { object.snapshot = nil }
         registry.removeAll()
         changed.removeAll()

@@ -172,6 +172,8 @@ extension Context {
         changed = changed.filter { $0.value.hasChanges }
         undoStack.removeAll()
         redoStack.removeAll()
+        // Seed 001: after a save to the store the context's token is nil.
+        generation = nil
         for other in coordinator.mergingRoots(except: self) {
             other.mergeSave(saved: saved.filter { !result.inserted.contains($0.key) }, deleted: result.deleted + gone)
         }
@@ -245,6 +247,7 @@ extension Context {
     /// Another root context saved: refresh the objects it updated, keeping this context's
     /// own changes on top, and mark the ones it deleted (mergeChanges(fromContextDidSave:)).
     func mergeSave(saved: [ObjectID: RowSnapshot], deleted: [ObjectID]) {
+        advanceGeneration()
         for (id, row) in saved {
             guard let object = registeredObject(for: id) else { continue }
             refresh(object, with: row)

@@ -31,6 +31,8 @@ public final class Context {
         didSet { if !undoEnabled { undoStack.removeAll(); redoStack.removeAll() } }
     }
 
+    /// The query generation a root context is pinned to; nil: unpinned (Context+Generation).
+    public internal(set) var generation: Generation?
     var registry: [ObjectID: WeakObject] = [:]
     private var sweepThreshold = 4096
     /// Objects the context must keep: every changed one, until save, rollback or reset.
@@ -169,9 +171,13 @@ public final class Context {
         return try parent.readRow(id)
     }
 
-    /// Reads from the store as this context sees it (the newest committed state).
-    func readStore<T>(_ body: (Database) throws -> T) throws -> T {
-        try coordinator.read(body)
+    /// Reads the store as this context sees it: at its generation when pinned (a child at
+    /// its root's), else the newest committed state. Front ends use it for reads that
+    /// bypass the context's objects, such as dictionary fetches.
+    public func readStore<T>(_ body: (Database) throws -> T) throws -> T {
+        if let parent { return try parent.readStore(body) }
+        if let generation { return try generation.read(body) }
+        return try coordinator.read(body)
     }
 
     /// The destinations of a to-many relationship, as this context's source has them.

@@ -19,6 +19,10 @@ public enum ContextError: Error, CustomStringConvertible, Equatable {
     case undoOff(String)
     case nothingToUndo(String)
     case nothingToRedo(String)
+    /// A child reads through its parent's generation and cannot be pinned itself.
+    case childCannotPin(context: String, parent: String)
+    case unknownGeneration(String)
+    case contextNotPinned(String)
 
     public var description: String {
         switch self {
@@ -48,6 +52,12 @@ public enum ContextError: Error, CustomStringConvertible, Equatable {
         case .undoOff(let name): return "undo is off for context '\(name)' (context set undo on)"
         case .nothingToUndo(let name): return "nothing to undo in context '\(name)'"
         case .nothingToRedo(let name): return "nothing to redo in context '\(name)'"
+        case .childCannotPin(let context, let parent):
+            return "context '\(context)' is a child: it reads through its parent's generation; pin '\(parent)' instead"
+        case .unknownGeneration(let token):
+            return "no live generation '\(token)': a generation expires when no context is pinned to it (see 'generations')"
+        case .contextNotPinned(let name):
+            return "context '\(name)' is not pinned, so it has no generation to share (pin it first, or use 'pin current')"
         }
     }
 }

@@ -13,6 +13,8 @@ public final class Coordinator {
     /// ID after its parent saves (as in Core Data); lookups translate it.
     private(set) var permanentIDs: [ObjectID: ObjectID] = [:]
     private var roots: [WeakContext] = []
+    private var generations: [WeakGeneration] = []
+    private var generationCount = 0
 
     public init(store: PersistentStore) {
         self.store = store
@@ -68,7 +70,8 @@ public final class Coordinator {
     }
 
     /// Parses an ID as a user types it, filling in this store's UUID, and checks the entity.
-    public func objectID(parsing text: String) throws -> ObjectID {
+    /// The concrete entity is looked up as `context` sees the store (at its generation).
+    public func objectID(parsing text: String, in context: Context? = nil) throws -> ObjectID {
         guard let parsed = ObjectID.parse(text) else { throw ContextError.badObjectID(text) }
         let entity = try store.entity(parsed.entityName)
         if parsed.primaryKey < 0 { return ObjectID.temporary(entityName: entity.name, number: -parsed.primaryKey) }
@@ -78,13 +81,46 @@ public final class Coordinator {
         // `Car/p2` may name a SportsCar: object IDs always carry the concrete entity.
         var concrete = entity.name
         if entity.tableHasSubentities, let column = entity.entityColumn,
-           let id = try read({ db in
-               try Int.fetchOne(db, sql: "SELECT \(SQL.identifier(column)) FROM \(SQL.identifier(entity.table)) WHERE Z_PK = ?",
-                                arguments: [parsed.primaryKey])
-           }), let found = mapping.entity(withID: id) {
+           let id = try { () throws -> Int? in
+               let lookup = { (db: Database) in
+                   try Int.fetchOne(db, sql: "SELECT \(SQL.identifier(column)) FROM \(SQL.identifier(entity.table)) WHERE Z_PK = ?",
+                                    arguments: [parsed.primaryKey])
+               }
+               return try context.map { try $0.readStore(lookup) } ?? read(lookup)
+           }(), let found = mapping.entity(withID: id) {
             concrete = found.name
         }
         return ObjectID(storeUUID: store.uuid, entityName: concrete, primaryKey: parsed.primaryKey)
+    }
+
+    // MARK: Generations
+
+    /// A new generation at the newest transaction; its snapshot is taken at its first read.
+    func makeGeneration() -> Generation {
+        generationCount += 1
+        let generation = Generation(token: "g\(generationCount)", file: store.file)
+        generations.removeAll { $0.generation == nil }
+        generations.append(WeakGeneration(generation: generation))
+        return generation
+    }
+
+    /// The generations some context is still pinned to, oldest first.
+    public var liveGenerations: [Generation] {
+        generations.compactMap(\.generation)
+    }
+
+    public func generation(token: String) -> Generation? {
+        liveGenerations.first { $0.token == token }
+    }
+
+    /// The root contexts pinned to a generation.
+    public func contexts(pinnedTo generation: Generation) -> [Context] {
+        roots.compactMap(\.context).filter { $0.generation === generation }
+    }
+
+    /// The journal mode the store is in now (`wal`, `delete`, …): generations need `wal`.
+    public func journalMode() throws -> String {
+        try read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "" }.lowercased()
     }
 
     func register(root context: Context) {

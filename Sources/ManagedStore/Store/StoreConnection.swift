@@ -14,10 +14,13 @@ public enum StoreConnection {
         return 2
     }()
 
-    public static func open(_ file: StoreFile, readonly: Bool = true) throws -> DatabaseQueue {
+    /// `holdsTransaction` is for a query generation's connection, whose read transaction
+    /// stays open between calls.
+    public static func open(_ file: StoreFile, readonly: Bool = true, holdsTransaction: Bool = false) throws -> DatabaseQueue {
         if readonly { try file.checkSharedMemory() }
         var configuration = Configuration()
         configuration.readonly = readonly
+        configuration.allowsUnsafeTransactions = holdsTransaction
         configuration.foreignKeysEnabled = false
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "cdinspect"

@@ -1,0 +1,134 @@
+import ArgumentParser
+import ManagedStore
+
+public struct PinCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "pin",
+        abstract: "Pin a context to a query generation: a stable snapshot of the store.",
+        discussion: """
+            'pin' or 'pin current' pins the context to the newest generation, taken lazily at its next read \
+            (fetch, count or fault). 'pin TOKEN' and 'pin CONTEXT' pin it to the generation of a token \
+            (see 'token' and 'generations') or of another context: both then read the same snapshot. \
+            A pinned context's fetches, counts and faults answer from its snapshot whatever other contexts \
+            and processes commit; 'save' leaves it unpinned; 'reset' and merging another context's save pin it \
+            again at the newest generation. Registered objects keep their values: 'refresh' updates them. \
+            Only root contexts are pinned: a child reads through its parent's generation. A store in \
+            rollback-journal mode cannot hold generations: the context stays unpinned, with a warning.
+            """)
+
+    @Argument(help: ArgumentHelp("current (the default), a generation token, or a context's name.", valueName: "generation"))
+    public var generation: String = "current"
+    @OptionGroup public var context: ContextOption
+
+    public init() {}
+
+    public func run(in session: Session) throws {
+        let c = try context.resolve(in: session)
+        if case .unsupported(let mode) = try c.pin(to: try choice(in: session)) {
+            session.warn("the store is in \(mode) journal mode, not WAL: it cannot hold query generations, "
+                         + "so context '\(c.name)' stays unpinned and reads the newest data (as Core Data does)")
+        }
+    }
+
+    /// `current`, then a context's name, then a token; a word that is both is ambiguous.
+    func choice(in session: Session) throws -> GenerationChoice {
+        if generation.lowercased() == "current" { return .current }
+        let other = try? session.contexts.named(generation)
+        let token = session.contexts.coordinator.generation(token: generation)
+        switch (other, token) {
+        case (let other?, nil): return .context(other)
+        case (nil, _): return .token(generation)
+        case (_?, _?): throw CommandError.usage("'\(generation)' names both a context and a generation token")
+        }
+    }
+}
+
+public struct UnpinCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "unpin",
+        abstract: "Unpin a context: its reads see the newest committed data again.",
+        discussion: "The generation expires when no context is pinned to it any more, and the WAL can be checkpointed past it.")
+    @OptionGroup public var context: ContextOption
+    public init() {}
+    public func run(in session: Session) throws { try context.resolve(in: session).unpin() }
+}
+
+public struct TokenCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "token", abstract: "Print the context's query generation token, or 'unpinned'.")
+    @OptionGroup public var context: ContextOption
+    @OptionGroup public var output: FormatOption
+    public init() {}
+
+    public func run(in session: Session) throws {
+        let token = try context.resolve(in: session).queryGenerationToken
+        if session.format(output.format) == .json {
+            session.output.line(OutputValue.object([("token", token.map(OutputValue.string) ?? .null)]).jsonText)
+        } else {
+            session.output.line(token ?? "unpinned")
+        }
+    }
+}
+
+public struct GenerationsCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "generations",
+        abstract: "List the live query generations: token, pinned contexts, and how far each holds the WAL back.",
+        discussion: """
+            'snapshot' is the WAL frame the generation's snapshot was taken at ('pending' until a pinned \
+            context first reads). 'heldFrames' and 'heldBytes' are the WAL frames committed since: no \
+            checkpoint can copy them into the database file, nor the WAL shrink, while the generation lives.
+            """)
+    @OptionGroup public var output: FormatOption
+    public init() {}
+
+    public func run(in session: Session) throws {
+        let coordinator = session.contexts.coordinator
+        let writer = RowWriter(columns: ["token", "contexts", "snapshot", "heldFrames", "heldBytes"],
+                               format: session.format(output.format), sink: session.output)
+        for generation in coordinator.liveGenerations {
+            let names = coordinator.contexts(pinnedTo: generation).map(\.name)
+            let snapshot: OutputValue = !generation.isStarted ? .string("pending")
+                : generation.snapshotFrame.map { .string("frame \($0)") } ?? .string("taken")
+            writer.row([.string(generation.token), .string(names.joined(separator: ",")), snapshot,
+                        generation.heldFrames.map { .integer(Int64($0)) } ?? .null,
+                        generation.heldBytes.map { .integer(Int64($0)) } ?? .null])
+        }
+        writer.finish()
+    }
+}
+
+public struct DiffCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "diff",
+        abstract: "List the objects inserted, updated and deleted between two generations.",
+        discussion: """
+            A and B are generation tokens, context names (a context's generation; an unpinned context's is \
+            the newest), or 'current'. B defaults to the newest committed state. Changes are found from \
+            Z_PK and Z_OPT, entity by entity: 'before' and 'after' are the row's Z_OPT in A and in B.
+            """)
+    @Argument(help: ArgumentHelp("The older generation.", valueName: "A")) public var older: String
+    @Argument(help: ArgumentHelp("The newer generation (default: the newest).", valueName: "B")) public var newer: String?
+    @OptionGroup public var output: FormatOption
+    public init() {}
+
+    public func run(in session: Session) throws {
+        let coordinator = session.contexts.coordinator
+        let (a, b) = (try generation(older, in: session), try newer.map { try generation($0, in: session) } ?? nil)
+        let writer = RowWriter(columns: ["change", "objectID", "before", "after"],
+                               format: session.format(output.format), sink: session.output)
+        try GenerationDiff.changes(coordinator, from: a, to: b) { change in
+            writer.row([.string(change.kind.rawValue), .objectID(change.objectID.uri),
+                        change.fromVersion.map(OutputValue.integer) ?? .null, change.toVersion.map(OutputValue.integer) ?? .null])
+        }
+        writer.finish()
+    }
+
+    /// A word's generation; nil is the newest state.
+    func generation(_ word: String, in session: Session) throws -> Generation? {
+        if ["current", "newest"].contains(word.lowercased()) { return nil }
+        if let context = try? session.contexts.named(word) { return context.readingGeneration }
+        guard let found = session.contexts.coordinator.generation(token: word) else { throw ContextError.unknownGeneration(word) }
+        return found
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// The header of a WAL store's shared-memory index (`-shm`), read straight from the file.
+///
+/// SQLite exposes no API for "how many frames does the WAL hold now", and a generation needs
+/// it to say how far it holds the WAL back. The WAL-index header is a documented, stable
+/// format (sqlite.org/walformat.html, "2.1 The WAL-Index Header"): two copies of a 48-byte
+/// header in native byte order, `mxFrame` (the last valid frame) at offset 16. Reading it
+/// takes no lock and changes nothing; a torn read (the copies differ) is retried.
+public struct WALIndex: Sendable, Equatable {
+    /// Frames in the WAL that readers may use (`mxFrame`).
+    public var lastFrame: Int
+    /// The database page size the WAL was written with.
+    public var pageSize: Int
+
+    /// Bytes a frame takes in the `-wal` file: its 24-byte header and one page.
+    public var frameSize: Int { pageSize + 24 }
+
+    /// The header as it is now, or nil when the store has no readable `-shm` (rollback
+    /// journal mode, or SQLite keeps the index in heap memory).
+    public static func read(_ file: StoreFile) -> WALIndex? {
+        guard file.journalMode == .wal, let fd = SharedMemoryFile.descriptor(file.sharedMemoryPath) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 96)
+        for _ in 0..<8 {
+            guard pread(fd, &bytes, 96, 0) == 96 else { return nil }
+            guard bytes[0..<48].elementsEqual(bytes[48..<96]) else { continue }
+            guard bytes[12] != 0 else { return nil } // isInit: no connection has built the index yet
+            let lastFrame = bytes[16..<20].withUnsafeBytes { Int($0.loadUnaligned(as: UInt32.self)) }
+            let rawPageSize = Int(bytes[14..<16].withUnsafeBytes { $0.loadUnaligned(as: UInt16.self) })
+            // The field is 16 bits: SQLite keeps 65536 as 1 (walIndexHdr's szPage encoding).
+            let pageSize = (rawPageSize & 0xFE00) + ((rawPageSize & 0x0001) << 16)
+            return WALIndex(lastFrame: lastFrame, pageSize: pageSize == 0 ? file.pageSize : pageSize)
+        }
+        return nil
+    }
+}
+
+/// Descriptors of `-shm` files, opened once and never closed.
+///
+/// SQLite's locks on the `-shm` are POSIX advisory locks, which belong to the process: closing
+/// *any* descriptor of the file drops all of them, including the read lock that keeps a
+/// query generation's snapshot alive. (Closing a FileHandle after each read let a checkpoint
+/// run straight past a pinned context.) So the file is opened once per path and left open.
+enum SharedMemoryFile {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var descriptors: [String: Int32] = [:]
+
+    static func descriptor(_ path: String) -> Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let fd = descriptors[path] { return fd }
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        descriptors[path] = fd
+        return fd
+    }
+}
