@@ -32,6 +32,7 @@ enum OneShotCommands {
         OneShot<FetchCommand>.self,
         OneShot<CountCommand>.self,
         OneShot<ExplainCommand>.self,
+        OneShot<BatchUpdateCommand>.self,
     ]
 }
 

@@ -50,6 +50,8 @@ public enum CommandTable {
         TokenCommand.self,
         GenerationsCommand.self,
         DiffCommand.self,
+        BatchUpdateCommand.self,
+        MergeCommand.self,
     ]
 
     public static func command(named name: String) -> (any SessionCommand.Type)? {

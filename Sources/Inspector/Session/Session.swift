@@ -15,6 +15,8 @@ public final class Session {
     /// directly, which gives the same answers without registering a million objects.
     public let usesContexts: Bool
     private var contextSet: ContextSet?
+    /// The last batch request's result, whose object IDs `merge` merges by default.
+    public var lastBatch: BatchResult?
 
     public init(store: PersistentStore, format: OutputFormat = .table, output: OutputSink,
                 warn: @escaping (String) -> Void, usesContexts: Bool = true) {

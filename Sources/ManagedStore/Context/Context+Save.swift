@@ -252,12 +252,7 @@ extension Context {
             guard let object = registeredObject(for: id) else { continue }
             refresh(object, with: row)
         }
-        for id in deleted {
-            guard let object = registeredObject(for: id) else { continue }
-            object.isInaccessible = true
-            object.isFault = false
-            unregister(object)
-        }
+        forgetDeleted(deleted)
     }
 }
 

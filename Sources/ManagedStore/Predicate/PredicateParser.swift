@@ -22,6 +22,14 @@ public struct PredicateParser {
         return tokens.filter { if case .formatSpecifier = $0.kind { return true } else { return false } }.count
     }
 
+    /// An expression (`age + 1`, `"text"`, `score * 2`), as the value of a batch update.
+    public static func parseExpression(_ text: String) throws -> PredicateOperand {
+        var parser = try Parser(text, arguments: [], variables: [:])
+        let expression = try parser.expression()
+        try parser.expectEnd()
+        return expression
+    }
+
     /// A constant written in the predicate language: a number, a quoted string, YES/NO,
     /// nil, `{…}` of constants, or `CAST(n, "NSDate")`.
     public static func parseLiteral(_ text: String) throws -> PredicateValue {

@@ -1,0 +1,102 @@
+import ArgumentParser
+import ManagedStore
+
+extension BatchResultType: ExpressibleByArgument {
+    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
+}
+
+public struct BatchUpdateCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "batch-update",
+        abstract: "Update every matching row straight in the store (NSBatchUpdateRequest).",
+        discussion: """
+            One 'UPDATE OR FAIL … SET …, Z_OPT = (Z_OPT + 1) WHERE …' in one transaction; sub-entities' rows \
+            are included and other entities sharing the table are left alone. Each --set is KEY=VALUE: a \
+            literal ("DaveUpdate", 30, YES, nil) or an expression over the row's own attributes (age + 1, \
+            score * 2). No context sees the change until it refreshes or merges it ('merge' takes the IDs \
+            of the last batch request). --result: status (true), count (rows changed) or ids (their object IDs).
+            """)
+
+    @Argument(help: "The entity to update (its sub-entities' rows are included).") public var entity: String
+    @Option(name: .customLong("set"), parsing: .singleValue, help: ArgumentHelp("A new value, KEY=VALUE; repeatable.", valueName: "key=value"))
+    public var assignments: [String] = []
+    @OptionGroup public var predicate: PredicateOptions
+    @Option(name: .long, help: ArgumentHelp("What to print: status (default), count or ids.", valueName: "type"))
+    public var result: BatchResultType = .status
+    @OptionGroup public var output: FormatOption
+
+    public init() {}
+
+    public func run(in session: Session) throws {
+        var request = BatchUpdateRequest(entityName: entity, predicate: try predicate.predicate(warn: session.warn),
+                                         predicateText: predicate.text, propertiesToUpdate: [], resultType: result)
+        for text in assignments {
+            guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
+                throw CommandError.usage("--set takes KEY=VALUE, not '\(text)'")
+            }
+            request.propertiesToUpdate.append((String(text[..<eq]).trimmingCharacters(in: .whitespaces), String(text[text.index(after: eq)...])))
+        }
+        // In a session the IDs are kept for 'merge', whatever is printed.
+        let done = try session.contexts.coordinator.execute(request, collectingIDs: session.usesContexts)
+        BatchOutput.print(done, type: result, in: session, format: output.format)
+    }
+}
+
+/// How batch-update and batch-delete print their result, and remember it for `merge`.
+enum BatchOutput {
+    static func print(_ result: BatchResult, type: BatchResultType, in session: Session, format override: OutputFormat?) {
+        result.warnings.forEach(session.warn)
+        if session.usesContexts { session.lastBatch = result }
+        let format = session.format(override)
+        switch type {
+        case .status:
+            session.output.line(format == .json ? "{\"status\": true}" : "true")
+        case .count:
+            session.output.line(format == .json ? "{\"count\": \(result.count)}" : String(result.count))
+        case .ids:
+            let writer = RowWriter(columns: ["objectID"], format: format, sink: session.output)
+            for id in result.objectIDs(result.changed) + result.objectIDs(result.deleted) { writer.row([.objectID(id.uri)]) }
+            writer.finish()
+        }
+    }
+}
+
+public struct MergeCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Merge changes made behind the contexts' backs into them (mergeChanges(fromRemoteContextSave:into:)).",
+        discussion: """
+            Without --ids or --deleted, the objects changed by the session's last batch request are merged. \
+            Registered objects among the updated ones are refreshed (faults re-read their rows, realized \
+            objects keep their own changes on top); deleted ones leave the context. A pinned context moves \
+            to the newest generation first, as merging does in Core Data.
+            """)
+
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Updated object IDs, comma-separated; repeatable.", valueName: "id,…"))
+    public var ids: [String] = []
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Deleted object IDs, comma-separated; repeatable.", valueName: "id,…"))
+    public var deleted: [String] = []
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("A context to merge into (default: the current one); repeatable.", valueName: "context"))
+    public var into: [String] = []
+
+    public init() {}
+
+    public func run(in session: Session) throws {
+        let contexts = try into.isEmpty ? [session.contexts.current] : into.map { try session.contexts.named($0) }
+        var updated: [ObjectID], gone: [ObjectID]
+        if ids.isEmpty && deleted.isEmpty {
+            guard let last = session.lastBatch else {
+                throw CommandError.usage("nothing to merge: give --ids or --deleted, or run a batch request first")
+            }
+            (updated, gone) = (last.objectIDs(last.changed), last.objectIDs(last.deleted))
+        } else {
+            func parse(_ lists: [String]) throws -> [ObjectID] {
+                try lists.flatMap { $0.split(separator: ",") }.map { try session.contexts.coordinator.objectID(parsing: $0.trimmingCharacters(in: .whitespaces)) }
+            }
+            (updated, gone) = (try parse(ids), try parse(deleted))
+        }
+        for context in contexts { try context.mergeChanges(updated: updated, deleted: gone) }
+        session.output.line("merged \(updated.count) updated and \(gone.count) deleted object\(updated.count + gone.count == 1 ? "" : "s") into "
+                            + contexts.map(\.name).joined(separator: ", "))
+    }
+}
