@@ -33,6 +33,7 @@ enum OneShotCommands {
         OneShot<CountCommand>.self,
         OneShot<ExplainCommand>.self,
         OneShot<BatchUpdateCommand>.self,
+        OneShot<BatchDeleteCommand>.self,
     ]
 }
 

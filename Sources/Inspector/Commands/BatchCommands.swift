@@ -42,6 +42,33 @@ public struct BatchUpdateCommand: SessionCommand {
     }
 }
 
+public struct BatchDeleteCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "batch-delete",
+        abstract: "Delete every matching row straight in the store (NSBatchDeleteRequest).",
+        discussion: """
+            In one transaction, with the delete rules of the deleted rows' relationships: cascade deletes \
+            the destinations, deny fails the request and changes nothing, nullify clears the keys and join \
+            rows that point at the deleted rows. No context sees the change until it merges it ('merge'). \
+            --result: status (true), count (rows the predicate matched) or ids (their object IDs).
+            """)
+
+    @Argument(help: "The entity to delete from (its sub-entities' rows are included).") public var entity: String
+    @OptionGroup public var predicate: PredicateOptions
+    @Option(name: .long, help: ArgumentHelp("What to print: status (default), count or ids.", valueName: "type"))
+    public var result: BatchResultType = .status
+    @OptionGroup public var output: FormatOption
+
+    public init() {}
+
+    public func run(in session: Session) throws {
+        let request = BatchDeleteRequest(entityName: entity, predicate: try predicate.predicate(warn: session.warn),
+                                         predicateText: predicate.text, resultType: result)
+        let done = try session.contexts.coordinator.execute(request, collectingIDs: session.usesContexts)
+        BatchOutput.print(done, type: result, in: session, format: output.format)
+    }
+}
+
 /// How batch-update and batch-delete print their result, and remember it for `merge`.
 enum BatchOutput {
     static func print(_ result: BatchResult, type: BatchResultType, in session: Session, format override: OutputFormat?) {
@@ -88,7 +115,7 @@ public struct MergeCommand: SessionCommand {
             guard let last = session.lastBatch else {
                 throw CommandError.usage("nothing to merge: give --ids or --deleted, or run a batch request first")
             }
-            (updated, gone) = (last.objectIDs(last.changed), last.objectIDs(last.deleted))
+            (updated, gone) = (last.objectIDs(last.changed), last.objectIDs(last.deleted) + last.objectIDs(last.cascaded))
         } else {
             func parse(_ lists: [String]) throws -> [ObjectID] {
                 try lists.flatMap { $0.split(separator: ",") }.map { try session.contexts.coordinator.objectID(parsing: $0.trimmingCharacters(in: .whitespaces)) }

@@ -51,6 +51,7 @@ public enum CommandTable {
         GenerationsCommand.self,
         DiffCommand.self,
         BatchUpdateCommand.self,
+        BatchDeleteCommand.self,
         MergeCommand.self,
     ]
 

@@ -54,8 +54,9 @@ public struct BatchResult: Sendable {
     public var count = 0
     /// The changed objects' keys by concrete entity, when they were asked for.
     public var changed: [String: [Int64]]?
-    /// Objects deleted by the request (a batch delete's rows and its cascade).
+    /// Objects a batch delete's predicate matched, and those its cascade rules deleted.
     public var deleted: [String: [Int64]]?
+    public var cascaded: [String: [Int64]]?
     public let storeUUID: String
     /// What the app's own request would do differently (ALL/NONE on a to-many key).
     public var warnings: [String] = []
