@@ -10,23 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 people=${1:-1000000}
-out=Benchmarks/out
-mkdir -p "$out"
-store="$out/people-$people.sqlite"
-
-for tool in hyperfine sqlite3 /usr/bin/time; do
-    command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install hyperfine sqlite3 time)" >&2; exit 1; }
-done
-
-echo "== building (release, static Swift runtime)" >&2
-swift build -c release --static-swift-stdlib --build-path .build-bench --product cdinspect >&2
-swift build -c release --static-swift-stdlib --build-path .build-bench --product cdi-example-store >&2
-bin=.build-bench/release
-
-if [ ! -f "$store" ]; then
-    echo "== writing $people people to $store" >&2
-    "$bin/cdi-example-store" "$store" --people "$people" --model Examples/People.xcdatamodeld >&2
-fi
+source Benchmarks/common.sh
 uri="file:$store?mode=ro"
 
 # The SQL cdinspect runs, taken from cdinspect itself so both tools run the same statement.

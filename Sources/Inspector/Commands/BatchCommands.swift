@@ -5,6 +5,24 @@ extension BatchResultType: ExpressibleByArgument {
     public static var allValueStrings: [String] { allCases.map(\.rawValue) }
 }
 
+/// What both batch requests take: the entity, the predicate, the result type and format.
+public struct BatchTarget: ParsableArguments {
+    @Argument(help: "The entity (its sub-entities' rows are included).") public var entity: String
+    @OptionGroup public var predicate: PredicateOptions
+    @Option(name: .long, help: ArgumentHelp("What to print: status (default), count or ids.", valueName: "type"))
+    public var result: BatchResultType = .status
+    @OptionGroup public var output: FormatOption
+
+    public init() {}
+
+    /// Runs the request on the store's coordinator and prints its result. In a session the
+    /// changed IDs are kept for 'merge', whatever is printed.
+    func run(in session: Session, _ execute: (Coordinator, ManagedStore.Predicate?, _ collectingIDs: Bool) throws -> BatchResult) throws {
+        let done = try execute(session.contexts.coordinator, try predicate.predicate(warn: session.warn), session.usesContexts)
+        BatchOutput.print(done, type: result, in: session, format: output.format)
+    }
+}
+
 public struct BatchUpdateCommand: SessionCommand {
     public static let configuration = CommandConfiguration(
         commandName: "batch-update",
@@ -17,28 +35,23 @@ public struct BatchUpdateCommand: SessionCommand {
             of the last batch request). --result: status (true), count (rows changed) or ids (their object IDs).
             """)
 
-    @Argument(help: "The entity to update (its sub-entities' rows are included).") public var entity: String
+    @OptionGroup public var target: BatchTarget
     @Option(name: .customLong("set"), parsing: .singleValue, help: ArgumentHelp("A new value, KEY=VALUE; repeatable.", valueName: "key=value"))
     public var assignments: [String] = []
-    @OptionGroup public var predicate: PredicateOptions
-    @Option(name: .long, help: ArgumentHelp("What to print: status (default), count or ids.", valueName: "type"))
-    public var result: BatchResultType = .status
-    @OptionGroup public var output: FormatOption
 
     public init() {}
 
     public func run(in session: Session) throws {
-        var request = BatchUpdateRequest(entityName: entity, predicate: try predicate.predicate(warn: session.warn),
-                                         predicateText: predicate.text, propertiesToUpdate: [], resultType: result)
-        for text in assignments {
+        let values = try assignments.map { text -> (key: String, expression: String) in
             guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
                 throw CommandError.usage("--set takes KEY=VALUE, not '\(text)'")
             }
-            request.propertiesToUpdate.append((String(text[..<eq]).trimmingCharacters(in: .whitespaces), String(text[text.index(after: eq)...])))
+            return (String(text[..<eq]).trimmingCharacters(in: .whitespaces), String(text[text.index(after: eq)...]))
         }
-        // In a session the IDs are kept for 'merge', whatever is printed.
-        let done = try session.contexts.coordinator.execute(request, collectingIDs: session.usesContexts)
-        BatchOutput.print(done, type: result, in: session, format: output.format)
+        try target.run(in: session) { coordinator, predicate, collecting in
+            try coordinator.execute(BatchUpdateRequest(entityName: target.entity, predicate: predicate, predicateText: target.predicate.text,
+                                                       propertiesToUpdate: values, resultType: target.result), collectingIDs: collecting)
+        }
     }
 }
 
@@ -53,19 +66,15 @@ public struct BatchDeleteCommand: SessionCommand {
             --result: status (true), count (rows the predicate matched) or ids (their object IDs).
             """)
 
-    @Argument(help: "The entity to delete from (its sub-entities' rows are included).") public var entity: String
-    @OptionGroup public var predicate: PredicateOptions
-    @Option(name: .long, help: ArgumentHelp("What to print: status (default), count or ids.", valueName: "type"))
-    public var result: BatchResultType = .status
-    @OptionGroup public var output: FormatOption
+    @OptionGroup public var target: BatchTarget
 
     public init() {}
 
     public func run(in session: Session) throws {
-        let request = BatchDeleteRequest(entityName: entity, predicate: try predicate.predicate(warn: session.warn),
-                                         predicateText: predicate.text, resultType: result)
-        let done = try session.contexts.coordinator.execute(request, collectingIDs: session.usesContexts)
-        BatchOutput.print(done, type: result, in: session, format: output.format)
+        try target.run(in: session) { coordinator, predicate, collecting in
+            try coordinator.execute(BatchDeleteRequest(entityName: target.entity, predicate: predicate, predicateText: target.predicate.text,
+                                                       resultType: target.result), collectingIDs: collecting)
+        }
     }
 }
 

@@ -1,0 +1,20 @@
+# Sourced by the benchmark scripts: checks the tools, builds release binaries (the Swift
+# runtime linked statically, as a shipped binary would be) and writes the store of
+# $people people once, into $store.
+for tool in hyperfine sqlite3 /usr/bin/time python3; do
+    command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install hyperfine sqlite3 time python3)" >&2; exit 1; }
+done
+
+out=Benchmarks/out
+mkdir -p "$out"
+store="$out/people-$people.sqlite"
+
+echo "== building (release, static Swift runtime)" >&2
+swift build -c release --static-swift-stdlib --build-path .build-bench --product cdinspect >&2
+swift build -c release --static-swift-stdlib --build-path .build-bench --product cdi-example-store >&2
+bin=.build-bench/release
+
+if [ ! -f "$store" ]; then
+    echo "== writing $people people to $store" >&2
+    "$bin/cdi-example-store" "$store" --people "$people" --model Examples/People.xcdatamodeld >&2
+fi
