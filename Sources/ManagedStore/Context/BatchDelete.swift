@@ -17,10 +17,10 @@ extension Coordinator {
 
         var result = try write { db -> BatchResult in
             var doomed = DoomedRows(mapping: mapping)
-            var matched: [String: [Int64]] = [:]
-            try BatchRows.each(select, db) { key, entityID in
-                let concrete = entity.tableHasSubentities ? mapping.entity(withID: Int(entityID)) ?? entity : entity
-                if doomed.add(concrete, key) { matched[concrete.name, default: []].append(key) }
+            let matched = try BatchCondition.collect(select, entity: entity, mapping: mapping, db: db)
+            for (name, keys) in matched {
+                let concrete = mapping.entity(named: name) ?? entity
+                for key in keys { doomed.add(concrete, key) }
             }
             try BatchDeleteRules(db: db, mapping: mapping, store: store).apply(to: &doomed)
             var result = BatchResult(storeUUID: store.uuid)
@@ -32,7 +32,7 @@ extension Coordinator {
                 }
             }
             if collectingIDs || request.resultType == .ids {
-                result.deleted = matched.mapValues { $0.sorted() }
+                result.deleted = matched
                 var cascaded = doomed.keysByEntity()
                 for (name, keys) in matched {
                     let mine = Set(keys)
@@ -48,7 +48,8 @@ extension Coordinator {
     }
 }
 
-/// The rows a batch delete removes, by table, with each key's concrete entity.
+/// The rows a batch delete removes, by table, with each key's concrete entity (its `Z_ENT`;
+/// only Core Data stores, where every concrete entity has one, can be written to).
 struct DoomedRows {
     let mapping: StoreMapping
     private var rows: [String: [Int64: Int]] = [:]
@@ -56,9 +57,9 @@ struct DoomedRows {
     init(mapping: StoreMapping) { self.mapping = mapping }
 
     /// Adds a row; false if it was already there.
+    @discardableResult
     mutating func add(_ entity: EntityMapping, _ key: Int64) -> Bool {
-        let index = mapping.entities.firstIndex { $0.name == entity.name } ?? 0
-        return rows[entity.table, default: [:]].updateValue(index, forKey: key) == nil
+        rows[entity.table, default: [:]].updateValue(entity.entityID ?? 0, forKey: key) == nil
     }
 
     func contains(_ table: String, _ key: Int64) -> Bool { rows[table]?[key] != nil }
@@ -70,15 +71,15 @@ struct DoomedRows {
     func keysByEntity() -> [String: [Int64]] {
         var result: [String: [Int64]] = [:]
         for (_, keys) in rows {
-            for (key, index) in keys { result[mapping.entities[index].name, default: []].append(key) }
+            for (key, id) in keys { result[mapping.entity(withID: id)?.name ?? "", default: []].append(key) }
         }
         return result.mapValues { $0.sorted() }
     }
 
     /// The doomed keys of one concrete entity.
     func keys(of entity: EntityMapping) -> [Int64] {
-        let index = mapping.entities.firstIndex { $0.name == entity.name } ?? -1
-        return (rows[entity.table] ?? [:]).filter { $0.value == index }.keys.sorted()
+        guard let id = entity.entityID else { return [] }
+        return (rows[entity.table] ?? [:]).filter { $0.value == id }.keys.sorted()
     }
 }
 
@@ -91,7 +92,7 @@ struct BatchDeleteRules {
     let store: PersistentStore
 
     func apply(to doomed: inout DoomedRows) throws {
-        var pending = mapping.entities.filter { !doomed.keys(of: $0).isEmpty }.map { ($0, doomed.keys(of: $0)) }
+        var pending = mapping.entities.map { ($0, doomed.keys(of: $0)) }.filter { !$0.1.isEmpty }
         while let (entity, keys) = pending.popLast() {
             for r in entity.relationships where r.relationship.deleteRule == .cascade {
                 var added: [String: (EntityMapping, [Int64])] = [:]
@@ -197,13 +198,5 @@ enum BatchRows {
             try body("(" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")", chunk)
             start += chunkSize
         }
-    }
-
-    /// Steps a two-column statement of (key, entity ID).
-    static func each(_ statement: SQLFragment, _ db: Database, _ body: (Int64, Int64) throws -> Void) throws {
-        let prepared = try db.makeStatement(sql: statement.sql)
-        let columns = ColumnReader(prepared.sqliteStatement)
-        try columns.bind(statement.arguments, db)
-        while try columns.step(db) { try body(columns.int64(0), columns.int64(1)) }
     }
 }

@@ -143,23 +143,16 @@ enum BatchCondition {
         " RETURNING Z_PK" + (entity.tableHasSubentities ? ", \(SQL.identifier(entity.entityColumn ?? "Z_ENT"))" : "")
     }
 
-    /// Runs a statement with `RETURNING` and collects the keys by concrete entity.
+    /// Runs a statement whose rows are (key, entity ID) — a SELECT, or an UPDATE with
+    /// `RETURNING` — and collects the keys by concrete entity.
     static func collect(_ statement: SQLFragment, entity: EntityMapping, mapping: StoreMapping,
                         db: Database) throws -> [String: [Int64]] {
         let prepared = try db.makeStatement(sql: statement.sql)
         let columns = ColumnReader(prepared.sqliteStatement)
         try columns.bind(statement.arguments, db)
-        var names: [Int64: String] = [:]
         var keys: [String: [Int64]] = [:]
         while try columns.step(db) {
-            var name = entity.name
-            if entity.tableHasSubentities {
-                let id = columns.int64(1)
-                if let known = names[id] { name = known } else {
-                    name = mapping.entity(withID: Int(id))?.name ?? entity.name
-                    names[id] = name
-                }
-            }
+            let name = entity.tableHasSubentities ? mapping.entity(withID: Int(columns.int64(1)))?.name ?? entity.name : entity.name
             keys[name, default: []].append(columns.int64(0))
         }
         for key in keys.keys { keys[key]?.sort() }

@@ -34,8 +34,6 @@ enum StoreRows {
     static func destinations(of id: ObjectID, _ relationship: RelationshipMapping, store: PersistentStore,
                              db: Database) throws -> [ObjectID] {
         guard let destination = store.mapping.entity(named: relationship.relationship.destinationEntityName) else { return [] }
-        let names = Dictionary(store.mapping.entities.compactMap { e in e.entityID.map { (Int64($0), e.name) } },
-                               uniquingKeysWith: { a, _ in a })
         let entityColumn = destination.tableHasSubentities ? "d.\(SQL.identifier(destination.entityColumn ?? "Z_ENT"))" : "0"
         let sql: String
         switch relationship.storage {
@@ -54,7 +52,7 @@ enum StoreRows {
         let columns = ColumnReader(statement.sqliteStatement)
         try columns.bind([id.primaryKey.databaseValue], db)
         while try columns.step(db) {
-            let name = destination.tableHasSubentities ? (names[columns.int64(0)] ?? destination.name) : destination.name
+            let name = destination.tableHasSubentities ? (store.mapping.entity(withID: Int(columns.int64(0)))?.name ?? destination.name) : destination.name
             ids.append(ObjectID(storeUUID: store.uuid, entityName: name, primaryKey: columns.int64(1)))
         }
         return ids

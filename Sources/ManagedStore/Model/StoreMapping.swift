@@ -6,6 +6,8 @@ public struct StoreMapping: Sendable {
     public let entities: [EntityMapping]
     /// Notes on predictions the schema did not confirm, for `info` and debugging.
     public let warnings: [String]
+    /// Positions in `entities` by `Z_ENT`: rows name their entity by it, once per row.
+    private let positionsByID: [Int: Int]
 
     public func entity(named name: String) -> EntityMapping? {
         entities.first { $0.name == name }
@@ -16,7 +18,7 @@ public struct StoreMapping: Sendable {
     }
 
     public func entity(withID id: Int) -> EntityMapping? {
-        entities.first { $0.entityID == id }
+        positionsByID[id].map { entities[$0] }
     }
 
     public init(model: ManagedObjectModel, schema: SchemaSnapshot) {
@@ -24,6 +26,8 @@ public struct StoreMapping: Sendable {
         var builder = Builder(model: model, schema: schema)
         entities = model.entities.map { builder.mapping(for: $0) }
         warnings = builder.warnings
+        positionsByID = Dictionary(entities.enumerated().compactMap { i, e in e.entityID.map { ($0, i) } },
+                                   uniquingKeysWith: { first, _ in first })
     }
 
     private struct Builder {
