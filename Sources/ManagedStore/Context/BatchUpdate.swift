@@ -50,16 +50,10 @@ extension Coordinator {
 /// The value of one `K=EXPR` of a batch update, checked against the attribute's type.
 enum BatchUpdateValue {
     static func attribute(_ key: String, of entity: EntityMapping) throws -> AttributeMapping {
-        guard let attribute = entity.attribute(key) else {
-            if entity.relationship(key) != nil {
-                throw ContextError.readOnlyProperty(entity: entity.name, key: key, why: "a batch update sets attributes, not relationships")
-            }
-            throw StoreError.unknownProperty(entity: entity.name, name: key)
+        if entity.relationship(key) != nil {
+            throw ContextError.readOnlyProperty(entity: entity.name, key: key, why: "a batch update sets attributes, not relationships")
         }
-        if attribute.attribute.isDerived {
-            throw ContextError.readOnlyProperty(entity: entity.name, key: attribute.attribute.name, why: "it is derived; the store computes it")
-        }
-        return attribute
+        return try ValueParsing.writableAttribute(key, in: entity)
     }
 
     /// A constant is checked and encoded as `update` does; anything else is compiled as an

@@ -16,17 +16,23 @@ public enum ValueParsing {
             }
             return (r.name, .toOne(ids.first))
         }
+        let a = try writableAttribute(key, in: entity).attribute
+        return (a.name, .attribute(try attributeValue(text, a, entity: entity.name)))
+    }
+
+    /// The attribute `key` names, if a value may be written to it: fetched properties and
+    /// derived attributes (the store computes them) are refused.
+    static func writableAttribute(_ key: String, in entity: EntityMapping) throws -> AttributeMapping {
         guard let attribute = entity.attribute(key) else {
             if entity.fetchedProperties.contains(where: { $0.name == key }) {
                 throw ContextError.readOnlyProperty(entity: entity.name, key: key, why: "it is a fetched property")
             }
             throw StoreError.unknownProperty(entity: entity.name, name: key)
         }
-        let a = attribute.attribute
-        if a.isDerived {
-            throw ContextError.readOnlyProperty(entity: entity.name, key: a.name, why: "it is derived; the store computes it")
+        if attribute.attribute.isDerived {
+            throw ContextError.readOnlyProperty(entity: entity.name, key: attribute.attribute.name, why: "it is derived; the store computes it")
         }
-        return (a.name, .attribute(try attributeValue(text, a, entity: entity.name)))
+        return attribute
     }
 
     static func attributeValue(_ text: String, _ a: AttributeDescription, entity: String) throws -> AttributeValue {
