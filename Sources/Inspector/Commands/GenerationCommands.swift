@@ -90,9 +90,9 @@ public struct GenerationsCommand: SessionCommand {
             let names = coordinator.contexts(pinnedTo: generation).map(\.name)
             let snapshot: OutputValue = !generation.isStarted ? .string("pending")
                 : generation.snapshotFrame.map { .string("frame \($0)") } ?? .string("taken")
+            let held = generation.heldBack
             writer.row([.string(generation.token), .string(names.joined(separator: ",")), snapshot,
-                        generation.heldFrames.map { .integer(Int64($0)) } ?? .null,
-                        generation.heldBytes.map { .integer(Int64($0)) } ?? .null])
+                        held.map { .integer(Int64($0.frames)) } ?? .null, held.map { .integer(Int64($0.bytes)) } ?? .null])
         }
         writer.finish()
     }

@@ -60,8 +60,6 @@ public struct BatchResult: Sendable {
     public let storeUUID: String
     /// What the app's own request would do differently (ALL/NONE on a to-many key).
     public var warnings: [String] = []
-    /// The statements run, for `explain`-style output and the debug log.
-    public var statements: [SQLFragment] = []
 
     public init(storeUUID: String) { self.storeUUID = storeUUID }
 

@@ -42,7 +42,6 @@ extension Coordinator {
             return result
         }
         result.warnings = warnings
-        result.statements = [statement]
         return result
     }
 }

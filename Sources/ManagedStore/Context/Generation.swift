@@ -30,16 +30,12 @@ public final class Generation {
     public var isStarted: Bool { connection != nil }
 
     /// How far this generation holds the WAL back: the frames committed since its snapshot,
-    /// which no checkpoint can copy into the database file while it lives.
-    public var heldFrames: Int? {
+    /// which no checkpoint can copy into the database file while it lives, and their bytes
+    /// in the `-wal` file; both from one reading of the WAL index.
+    public var heldBack: (frames: Int, bytes: Int)? {
         guard let snapshotFrame, let now = WALIndex.read(file) else { return nil }
-        return max(0, now.lastFrame - snapshotFrame)
-    }
-
-    /// The same distance in bytes of the `-wal` file.
-    public var heldBytes: Int? {
-        guard let frames = heldFrames, let index = WALIndex.read(file) else { return nil }
-        return frames * index.frameSize
+        let frames = max(0, now.lastFrame - snapshotFrame)
+        return (frames, frames * now.frameSize)
     }
 
     /// Reads at this generation's snapshot, taking it first if no read has yet.
