@@ -24,21 +24,9 @@ public struct PinCommand: SessionCommand {
 
     public func run(in session: Session) throws {
         let c = try context.resolve(in: session)
-        if case .unsupported(let mode) = try c.pin(to: try choice(in: session)) {
+        if case .unsupported(let mode) = try c.pin(to: try session.contexts.generationChoice(generation)) {
             session.warn("the store is in \(mode) journal mode, not WAL: it cannot hold query generations, "
                          + "so context '\(c.name)' stays unpinned and reads the newest data (as Core Data does)")
-        }
-    }
-
-    /// `current`, then a context's name, then a token; a word that is both is ambiguous.
-    func choice(in session: Session) throws -> GenerationChoice {
-        if generation.lowercased() == "current" { return .current }
-        let other = try? session.contexts.named(generation)
-        let token = session.contexts.coordinator.generation(token: generation)
-        switch (other, token) {
-        case (let other?, nil): return .context(other)
-        case (nil, _): return .token(generation)
-        case (_?, _?): throw CommandError.usage("'\(generation)' names both a context and a generation token")
         }
     }
 }
@@ -124,11 +112,15 @@ public struct DiffCommand: SessionCommand {
         writer.finish()
     }
 
-    /// A word's generation; nil is the newest state.
+    /// A word's generation, as `pin` reads the word; nil is the newest state.
     func generation(_ word: String, in session: Session) throws -> Generation? {
-        if ["current", "newest"].contains(word.lowercased()) { return nil }
-        if let context = try? session.contexts.named(word) { return context.readingGeneration }
-        guard let found = session.contexts.coordinator.generation(token: word) else { throw ContextError.unknownGeneration(word) }
-        return found
+        if word.lowercased() == "newest" { return nil }
+        switch try session.contexts.generationChoice(word) {
+        case .current: return nil
+        case .context(let context): return context.readingGeneration
+        case .token(let token):
+            guard let found = session.contexts.coordinator.generation(token: token) else { throw ContextError.unknownGeneration(token) }
+            return found
+        }
     }
 }

@@ -34,6 +34,18 @@ public final class ContextSet {
         try name.map(named) ?? current
     }
 
+    /// What a word names for `pin` and `diff`: `current`, else a context's name or a
+    /// generation token; a word that is both is ambiguous.
+    public func generationChoice(_ word: String) throws -> GenerationChoice {
+        if word.lowercased() == "current" { return .current }
+        let context = try? named(word)
+        switch (context, coordinator.generation(token: word)) {
+        case (let context?, nil): return .context(context)
+        case (nil, _): return .token(word)
+        case (_?, _?): throw CommandError.usage("'\(word)' names both a context and a generation token")
+        }
+    }
+
     @discardableResult
     public func add(_ name: String, parent: String?, mergePolicy: MergePolicy) throws -> Context {
         guard !contexts.contains(where: { $0.name == name }) else { throw ContextError.contextExists(name) }
