@@ -62,7 +62,9 @@ let package = Package(
                 "cdinspect",
                 "cdi-example-store",
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]),
+            ],
+            // Expected debug logs, read from the source tree by SQLDebugLogTests.
+            exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v5]
 )

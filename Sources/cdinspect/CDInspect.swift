@@ -60,14 +60,22 @@ struct StoreOptions: ParsableArguments {
         guard (0...4).contains(sqlDebug) else { throw ValidationError("--sql-debug takes a level from 0 to 4") }
     }
 
-    func openStore() throws -> PersistentStore {
-        try PersistentStore(path: store, options: .init(modelPath: model, readonly: readonly))
+    /// Opens the store, with a debug log on stderr when one is asked for, and always for a
+    /// session, where `sqldebug N` can turn it on later.
+    func openStore(session: Bool = false) throws -> PersistentStore {
+        let log = session || sqlDebug > 0 ? SQLDebugLog(level: sqlDebug, sink: Diagnostics.log) : nil
+        return try PersistentStore(path: store, options: .init(modelPath: model, readonly: readonly, log: log))
     }
 }
 
 enum Diagnostics {
     static func error(_ message: String) {
         FileHandle.standardError.write(Data(("cdinspect: error: " + message + "\n").utf8))
+    }
+
+    /// A line of the SQL debug log, as Core Data writes it to the console.
+    static func log(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     static func warning(_ message: String) {

@@ -35,6 +35,8 @@ enum OneShotCommands {
         OneShot<BatchUpdateCommand>.self,
         OneShot<BatchDeleteCommand>.self,
     ]
+
+    static var names: Set<String> { Set(all.map { $0._commandName }) }
 }
 
 enum Terminal {

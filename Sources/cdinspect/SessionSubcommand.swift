@@ -28,7 +28,7 @@ struct SessionSubcommand: ParsableCommand {
     func run() throws {
         var session: Session!
         try Diagnostics.reporting {
-            session = Session(store: try options.openStore(), format: format,
+            session = Session(store: try options.openStore(session: true), format: format,
                               output: Terminal.standardOutput(), warn: Diagnostics.warning)
         }
         let interpreter = Interpreter(session: session)

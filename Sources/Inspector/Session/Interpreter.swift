@@ -30,6 +30,8 @@ public final class Interpreter {
         case "help":
             session.output.write(try Help.text(for: words.dropFirst().first))
             session.output.flush()
+        case "sqldebug":
+            try setDebugLevel(words.dropFirst())
         case "format":
             guard words.count == 2 else { throw CommandError.usage("usage: format table|json|csv|line") }
             session.format = try OutputFormat(parsing: words[1])
@@ -44,11 +46,27 @@ public final class Interpreter {
     }
 }
 
+extension Interpreter {
+    /// `sqldebug [N]`: shows or sets the SQL debug level for the commands that follow.
+    func setDebugLevel(_ arguments: ArraySlice<String>) throws {
+        guard let log = session.store.log else { throw CommandError.failed("this session has no SQL debug log") }
+        guard let word = arguments.first else {
+            session.output.line("sqldebug \(log.level)")
+            return
+        }
+        guard arguments.count == 1, let level = Int(word), SQLDebugLog.levels.contains(level) else {
+            throw CommandError.usage("usage: sqldebug [0-4]")
+        }
+        log.level = level
+    }
+}
+
 /// `help` and `help COMMAND`, from the same declarations the parser uses.
 public enum Help {
     public static let sessionCommands: [(String, String)] = [
         ("format F", "Set the output format: table, json, csv or line."),
         ("help [COMMAND]", "List the commands, or show one command's options."),
+        ("sqldebug [N]", "Show or set the SQL debug level, 0 (off) to 4, as -com.apple.CoreData.SQLDebug N."),
         ("quit", "Leave the session (Ctrl-D too)."),
     ]
 

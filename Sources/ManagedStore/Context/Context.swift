@@ -161,7 +161,9 @@ public final class Context {
         guard let parent else {
             guard !id.isTemporary else { return nil }
             let entity = try store.entity(id.entityName)
-            return try readStore { db in try StoreRows.read(entity, keys: [id.primaryKey], store: store, db: db).values.first }
+            let row = try readStore { db in try StoreRows.read(entity, keys: [id.primaryKey], store: store, db: db).values.first }
+            if let log = store.log, log.shows(1), row != nil { log.annotation("fault fulfilled from database for : \(id)") }
+            return row
         }
         if let o = parent.registeredObject(for: id) {
             if o.isDeleted || o.isInaccessible { return nil }

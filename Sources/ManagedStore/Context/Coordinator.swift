@@ -38,7 +38,7 @@ public final class Coordinator {
         if store.options.readonly { throw StoreError.readOnly(path: store.path) }
         let queue: DatabaseQueue
         if let writer { queue = writer } else {
-            queue = try StoreConnection.open(store.file, readonly: false)
+            queue = try StoreConnection.open(store.file, readonly: false, log: store.log)
             writer = queue
         }
         do {
@@ -98,7 +98,7 @@ public final class Coordinator {
     /// A new generation at the newest transaction; its snapshot is taken at its first read.
     func makeGeneration() -> Generation {
         generationCount += 1
-        let generation = Generation(token: "g\(generationCount)", file: store.file)
+        let generation = Generation(token: "g\(generationCount)", file: store.file, log: store.log)
         generations.removeAll { $0.generation == nil }
         generations.append(WeakGeneration(generation: generation))
         return generation

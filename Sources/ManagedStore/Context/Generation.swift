@@ -14,14 +14,16 @@ public final class Generation {
     /// The opaque token (`g1`, `g2`, …) a user passes to `pin TOKEN`; unique in a session.
     public let token: String
     private let file: StoreFile
+    private let log: SQLDebugLog?
     private var connection: DatabaseQueue?
     /// The WAL frame the snapshot was taken at (`mxFrame` then), when the store's `-shm`
     /// could be read.
     public private(set) var snapshotFrame: Int?
 
-    init(token: String, file: StoreFile) {
+    init(token: String, file: StoreFile, log: SQLDebugLog?) {
         self.token = token
         self.file = file
+        self.log = log
     }
 
     deinit { release() }
@@ -50,7 +52,7 @@ public final class Generation {
 
     private func start() throws -> DatabaseQueue {
         if let connection { return connection }
-        let queue = try StoreConnection.open(file, readonly: true, holdsTransaction: true)
+        let queue = try StoreConnection.open(file, readonly: true, holdsTransaction: true, log: log)
         do {
             // The snapshot is fixed by the transaction's first read. A commit landing between
             // reading the WAL index and that read would make the recorded frame wrong, so the
@@ -64,6 +66,9 @@ public final class Generation {
                 let after = WALIndex.read(file)
                 if before == after || attempt == 3 {
                     snapshotFrame = after?.lastFrame
+                    if let log, log.shows(1) {
+                        log.annotation("query generation \(token) pinned" + (snapshotFrame.map { " at WAL frame \($0)" } ?? ""))
+                    }
                     break
                 }
                 try queue.inDatabase { try $0.rollback() }

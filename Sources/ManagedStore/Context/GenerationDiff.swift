@@ -38,7 +38,7 @@ public enum GenerationDiff {
     /// The newest state is read in a snapshot of its own, so that every entity is read at
     /// the same transaction even while other processes commit.
     private static func read<T>(_ generation: Generation?, _ coordinator: Coordinator, _ body: (Database) throws -> T) throws -> T {
-        try (generation ?? Generation(token: "newest", file: coordinator.store.file)).read(body)
+        try (generation ?? Generation(token: "newest", file: coordinator.store.file, log: coordinator.store.log)).read(body)
     }
 
     private static func diff(_ entity: EntityMapping, store: PersistentStore, _ a: Database, _ b: Database,

@@ -51,9 +51,15 @@ enum StoreRows {
         let statement = try db.makeStatement(sql: sql)
         let columns = ColumnReader(statement.sqliteStatement)
         try columns.bind([id.primaryKey.databaseValue], db)
+        let timer = store.log?.shows(1) == true ? SQLTimer() : nil
         while try columns.step(db) {
             let name = destination.tableHasSubentities ? (store.mapping.entity(withID: Int(columns.int64(0)))?.name ?? destination.name) : destination.name
             ids.append(ObjectID(storeUUID: store.uuid, entityName: name, primaryKey: columns.int64(1)))
+        }
+        if let timer, let log = store.log {
+            let elapsed = timer.elapsed
+            log.fetched(rows: ids.count, entity: destination.name, sql: sql, statement: columns.handle, stepping: elapsed, total: elapsed)
+            log.annotation("to-many relationship fault \"\(relationship.relationship.name)\" for objectID \(id) fulfilled from database.  Got \(ids.count) rows")
         }
         return ids
     }

@@ -36,9 +36,11 @@ public struct FetchPlan: Sendable {
     let entityNames: [Int64: String]
     let storeUUID: String
     let storeFile: StoreFile?
+    let log: SQLDebugLog?
 
     public init(_ request: FetchRequest, store: PersistentStore) throws {
         let entity = try store.entity(request.entityName)
+        log = store.log
         self.request = request
         self.entity = entity
         storeUUID = store.uuid

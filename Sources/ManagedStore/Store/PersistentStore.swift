@@ -8,10 +8,13 @@ public final class PersistentStore: @unchecked Sendable {
         /// An `.xcdatamodeld`, `.xcdatamodel` or `contents` file, used when the store has no model cache.
         public var modelPath: String?
         public var readonly: Bool
+        /// Where Core Data's SQL debug lines go; nil when nothing can ever turn them on.
+        public var log: SQLDebugLog?
 
-        public init(modelPath: String? = nil, readonly: Bool = false) {
+        public init(modelPath: String? = nil, readonly: Bool = false, log: SQLDebugLog? = nil) {
             self.modelPath = modelPath
             self.readonly = readonly
+            self.log = log
         }
     }
 
@@ -24,6 +27,7 @@ public final class PersistentStore: @unchecked Sendable {
     public var model: ManagedObjectModel { mapping.model }
 
     public var path: String { file.path }
+    public var log: SQLDebugLog? { options.log }
     public var isCoreDataStore: Bool { schema.isCoreDataStore }
     /// Object IDs print as `x-coredata://UUID/Entity/pN`; a plain SQLite file has no UUID.
     public var uuid: String { metadata?.uuid ?? "" }
@@ -32,7 +36,7 @@ public final class PersistentStore: @unchecked Sendable {
         let file = try StoreFile(path: path)
         self.file = file
         self.options = options
-        reader = try StoreConnection.open(file, readonly: true)
+        reader = try StoreConnection.open(file, readonly: true, log: options.log)
         do {
             let (schema, metadata, cache) = try reader.read { db -> (SchemaSnapshot, StoreMetadata?, [UInt8]?) in
                 let schema = try SchemaSnapshot.read(db)

@@ -16,8 +16,10 @@ public enum StoreConnection {
 
     /// `holdsTransaction` is for a query generation's connection, whose read transaction
     /// stays open between calls.
-    public static func open(_ file: StoreFile, readonly: Bool = true, holdsTransaction: Bool = false) throws -> DatabaseQueue {
+    public static func open(_ file: StoreFile, readonly: Bool = true, holdsTransaction: Bool = false,
+                            log: SQLDebugLog? = nil) throws -> DatabaseQueue {
         if readonly { try file.checkSharedMemory() }
+        if let log, log.shows(1) { log.annotation("Connecting to sqlite database file at \"\(file.path)\"") }
         var configuration = Configuration()
         configuration.readonly = readonly
         configuration.allowsUnsafeTransactions = holdsTransaction
@@ -25,6 +27,7 @@ public enum StoreConnection {
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "cdinspect"
         configuration.prepareDatabase { db in
+            if let log { SQLTrace.attach(log, to: db.sqliteConnection!) }
             PredicateFunctions.register(db)
             if !readonly { TriggerFunctions.register(db) }
             // Reading through a memory map saves a system call per page on large scans; it
