@@ -16,6 +16,7 @@ struct OneShot<Command: SessionCommand>: ParsableCommand {
     @OptionGroup var command: Command
 
     func run() throws {
+        Interrupts.install()
         try Diagnostics.reporting {
             let session = Session(store: try options.openStore(), output: Terminal.standardOutput(),
                                   warn: Diagnostics.warning, usesContexts: false)

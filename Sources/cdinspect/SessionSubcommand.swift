@@ -36,6 +36,7 @@ struct SessionSubcommand: ParsableCommand {
             try REPL(interpreter: interpreter).run()
             return
         }
+        Interrupts.install()
         let fromScript = commands.isEmpty
         let runner = ScriptRunner(interpreter: interpreter, keepGoing: keepGoing, echo: echo) { line, error in
             Diagnostics.error((fromScript ? "line \(line): " : "") + ExitStatus.message(for: error))

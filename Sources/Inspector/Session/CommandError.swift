@@ -14,19 +14,23 @@ public enum CommandError: Error, CustomStringConvertible {
 }
 
 /// The one place where errors become exit statuses: 0 success, 1 a command failed,
-/// 64 a usage error (`EX_USAGE`).
+/// 64 a usage error (`EX_USAGE`), 130 a command stopped by Ctrl-C.
 public enum ExitStatus {
     public static let success: Int32 = 0
     public static let failure: Int32 = 1
     public static let usage: Int32 = 64
+    /// 128 + SIGINT, as a shell reports a command stopped by Ctrl-C.
+    public static let interrupted: Int32 = 130
 
     public static func code(for error: Error) -> Int32 {
         if case CommandError.usage = error { return usage }
+        if Cancellation.isInterruption(error) { return interrupted }
         return failure
     }
 
     /// The text after `cdinspect: error: `.
     public static func message(for error: Error) -> String {
-        String(describing: error)
+        if Cancellation.isInterruption(error) { return StoreError.interrupted.description }
+        return String(describing: error)
     }
 }

@@ -7,6 +7,10 @@ public final class Interpreter {
     public let session: Session
     /// Set by `quit`; the front end stops reading.
     public private(set) var finished = false
+    /// `timer on`: each command's run time is printed after its output.
+    public private(set) var timerOn = false
+    /// Scripts being run by `read`, innermost last, so a script cannot read itself forever.
+    private var reading: [String] = []
 
     public init(session: Session) {
         self.session = session
@@ -32,16 +36,48 @@ public final class Interpreter {
             session.output.flush()
         case "sqldebug":
             try setDebugLevel(words.dropFirst())
+        case "timer":
+            guard words.count == 2, ["on", "off"].contains(words[1]) else { throw CommandError.usage("usage: timer on|off") }
+            timerOn = words[1] == "on"
+        case "read":
+            guard words.count == 2 else { throw CommandError.usage("usage: read FILE") }
+            try read(script: words[1])
         case "format":
             guard words.count == 2 else { throw CommandError.usage("usage: format table|json|csv|line") }
             session.format = try OutputFormat(parsing: words[1])
         default:
+            let start = DispatchTime.now().uptimeNanoseconds
+            defer {
+                if timerOn {
+                    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                    session.output.line(String(format: "Run Time: real %.3f", seconds))
+                    session.output.flush()
+                }
+            }
             do {
                 try session.run(try CommandTable.parse(words))
             } catch let help as HelpRequest {
                 session.output.line(help.text)
                 session.output.flush()
             }
+        }
+    }
+
+    /// `read FILE`: runs a script in this session; the first failing line stops it, and
+    /// the error names the file and line.
+    func read(script path: String) throws {
+        guard !reading.contains(path) else { throw CommandError.failed("\(path) is already being read (a script cannot read itself)") }
+        guard let file = fopen(path, "r") else {
+            throw CommandError.failed("cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        reading.append(path)
+        defer { reading.removeLast() }
+        var failure: (Int, Error)?
+        _ = ScriptRunner(interpreter: self) { line, error in failure = (line, error) }.run(lines: LineReader(file: file))
+        if let (line, error) = failure {
+            if Cancellation.isInterruption(error) { throw error }
+            throw CommandError.failed("\(path) line \(line): \(ExitStatus.message(for: error))")
         }
     }
 }
@@ -66,6 +102,8 @@ public enum Help {
     public static let sessionCommands: [(String, String)] = [
         ("format F", "Set the output format: table, json, csv or line."),
         ("help [COMMAND]", "List the commands, or show one command's options."),
+        ("read FILE", "Run the commands in FILE, stopping at the first that fails."),
+        ("timer on|off", "Print each command's run time after its output."),
         ("sqldebug [N]", "Show or set the SQL debug level, 0 (off) to 4, as -com.apple.CoreData.SQLDebug N."),
         ("quit", "Leave the session (Ctrl-D too)."),
     ]

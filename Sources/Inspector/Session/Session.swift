@@ -37,7 +37,11 @@ public final class Session {
 
     /// Runs one parsed command; output is flushed when it returns, whatever happened.
     public func run(_ command: SessionCommand) throws {
-        defer { output.flush() }
+        Cancellation.commandStarted()
+        defer {
+            Cancellation.commandEnded()
+            output.flush()
+        }
         try command.run(in: self)
     }
 

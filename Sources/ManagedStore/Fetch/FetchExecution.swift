@@ -135,6 +135,7 @@ struct ColumnReader {
     /// Binds values by position. Text is bound with its length, so a NUL byte inside a value
     /// is part of it rather than its end (GRDB binds text as a C string).
     func bind(_ values: [DatabaseValue], _ db: Database) throws {
+        try Cancellation.check()
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (i, value) in values.enumerated() {

@@ -37,6 +37,7 @@ public enum StoreConnection {
         }
         do {
             let queue = try DatabaseQueue(path: file.path, configuration: configuration)
+            Cancellation.register(queue)
             // Reading the schema proves the file is a usable database; SQLite opens lazily.
             try queue.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
             return queue
@@ -49,6 +50,8 @@ public enum StoreConnection {
     public static func translate(_ error: Error, file: StoreFile) -> Error {
         guard let dbError = error as? DatabaseError else { return error }
         switch dbError.resultCode {
+        case .SQLITE_INTERRUPT:
+            return StoreError.interrupted
         case .SQLITE_NOTADB:
             return StoreError.notSQLite(path: file.path)
         case .SQLITE_CORRUPT:

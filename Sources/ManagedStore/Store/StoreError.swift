@@ -13,9 +13,13 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
     case unknownProperty(entity: String, name: String)
     case invalidModel(String)
     case sqlite(String)
+    /// Ctrl-C (SIGINT) stopped the command; whatever it was writing was rolled back.
+    case interrupted
 
     public var description: String {
         switch self {
+        case .interrupted:
+            return "interrupted: the command stopped, and any changes it was making were rolled back"
         case .notFound(let path):
             return "no such file: \(path)"
         case .isDirectory(let path):

@@ -1,0 +1,61 @@
+import Foundation
+import GRDB
+
+/// Ctrl-C for the core: a front end marks each command's run, and a request made while one
+/// runs stops it. The statement running is interrupted (`sqlite3_interrupt`, which SQLite
+/// documents as safe from another thread); a statement about to start sees the flag and
+/// throws before it runs. An interrupted write rolls its whole transaction back, so the
+/// store is left exactly as it was before the command.
+public enum Cancellation {
+    private static let lock = NSLock()
+    private static var connections: [WeakConnection] = []
+    private static var running = false
+    private static var requested = false
+
+    private struct WeakConnection {
+        weak var queue: DatabaseQueue?
+    }
+
+    /// Every connection the store opens, so a request can reach the one that is busy.
+    static func register(_ queue: DatabaseQueue) {
+        lock.withLock {
+            connections.removeAll { $0.queue == nil }
+            connections.append(WeakConnection(queue: queue))
+        }
+    }
+
+    /// Marks the start of a command; a request left over from an earlier one is dropped.
+    public static func commandStarted() {
+        lock.withLock { running = true; requested = false }
+    }
+
+    public static func commandEnded() {
+        lock.withLock { running = false; requested = false }
+    }
+
+    /// Stops the running command; false, and nothing done, when no command runs.
+    @discardableResult
+    public static func request() -> Bool {
+        let queues: [DatabaseQueue] = lock.withLock {
+            guard running else { return [] }
+            requested = true
+            return connections.compactMap(\.queue)
+        }
+        guard !queues.isEmpty || isRequested else { return false }
+        for queue in queues { queue.interrupt() }
+        return true
+    }
+
+    public static var isRequested: Bool { lock.withLock { requested } }
+
+    /// Called before each statement the core runs.
+    static func check() throws {
+        if isRequested { throw StoreError.interrupted }
+    }
+
+    /// Whether an error is the end of an interrupted command, however it surfaced.
+    public static func isInterruption(_ error: Error) -> Bool {
+        if case StoreError.interrupted = error { return true }
+        return (error as? DatabaseError)?.resultCode == .SQLITE_INTERRUPT
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import XCTest
+
+/// SIGINT (Ctrl-C from a shell) during a script's batch update and fetch, and during a
+/// one-shot batch delete: the command stops, says so, exits 130, and the store is as it was.
+/// The signal is sent once the debug log shows the long statement running, so the test
+/// does not depend on timing.
+final class InterruptTests: XCTestCase {
+    var store: String!
+
+    override func setUpWithError() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        store = try Fixtures.exampleStore(in: folder, people: 50).path
+        try SQLiteShell.run(store, """
+            INSERT INTO ZPERSON(Z_PK, Z_ENT, Z_OPT, ZNAME, ZAGE) SELECT value + 1000, 3, 1, 'bulk' || value, 200
+              FROM generate_series(1, 2000000);
+            UPDATE Z_PRIMARYKEY SET Z_MAX = 2001000 WHERE Z_NAME = 'Person';
+            """)
+    }
+
+    /// Starts cdinspect, waits for `running` on stderr, sends SIGINT; returns the exit
+    /// status, stdout and stderr.
+    func interrupt(_ arguments: [String], stdin: String, when running: String) throws -> (Int32?, String, String) {
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = arguments
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        let out = OutputBuffer(output), err = OutputBuffer(errors)
+        try process.run()
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+        err.expect(running)
+        kill(process.processIdentifier, SIGINT)
+        let status = process.exitStatus()
+        if status == nil { process.terminate() }
+        Thread.sleep(forTimeInterval: 0.1)
+        return (status, out.text, err.text)
+    }
+
+    var fingerprint: String {
+        get throws { try SQLiteShell.read(store, "SELECT count(*), sum(ZAGE), sum(Z_OPT) FROM ZPERSON") }
+    }
+
+    func testScriptBatchUpdateIsRolledBack() throws {
+        let before = try fingerprint
+        let (status, stdout, stderr) = try interrupt([store, "--sql-debug", "1"],
+                                                     stdin: "batch-update Person --set age=age+1 --result count\ncount Tag\n",
+                                                     when: "CoreData: sql: UPDATE OR FAIL ZPERSON")
+        XCTAssertEqual(status, 130, stderr)
+        XCTAssertTrue(stderr.contains("cdinspect: error: line 1: interrupted: the command stopped, and any changes it was making were rolled back\n"), stderr)
+        XCTAssertEqual(stdout, "", "the script stops at the interrupted command")
+        XCTAssertEqual(try fingerprint, before)
+        XCTAssertEqual(try SQLiteShell.read(store, "PRAGMA integrity_check"), "ok")
+    }
+
+    func testScriptFetchStopsPartWay() throws {
+        let (status, stdout, stderr) = try interrupt([store, "--sql-debug", "1", "--format", "csv"],
+                                                     stdin: "fetch Person\n",
+                                                     when: "CoreData: sql: SELECT 0, t0.Z_PK")
+        XCTAssertEqual(status, 130, stderr)
+        XCTAssertTrue(stderr.contains("line 1: interrupted"), stderr)
+        let rows = stdout.split(separator: "\n").count
+        XCTAssertLessThan(rows, 2_000_051, "the fetch was stopped before its end")
+    }
+
+    func testOneShotBatchDeleteIsRolledBack() throws {
+        let before = try fingerprint
+        let joins = try SQLiteShell.read(store, "SELECT count(*) FROM Z_3TAGS")
+        // Stopped while it reads the rows to delete, inside its exclusive transaction.
+        let (status, _, stderr) = try interrupt(["batch-delete", store, "Person", "--sql-debug", "1"], stdin: "",
+                                                when: "CoreData: sql: SELECT t0.Z_PK")
+        XCTAssertEqual(status, 130, stderr)
+        XCTAssertTrue(stderr.contains("CoreData: sql: BEGIN EXCLUSIVE TRANSACTION\n"), stderr)
+        XCTAssertTrue(stderr.contains("cdinspect: error: interrupted"), stderr)
+        XCTAssertEqual(try fingerprint, before)
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT count(*) FROM Z_3TAGS"), joins)
+        XCTAssertEqual(try SQLiteShell.read(store, "PRAGMA integrity_check"), "ok")
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import XCTest
+
+/// The REPL in a pseudo-terminal: prompt, Tab completion of entities and key paths, the
+/// prompt's pin state, Ctrl-C on a long fetch and at the prompt, Ctrl-D, and history that
+/// survives a restart.
+final class REPLTests: XCTestCase {
+    func testTheREPLAtATerminal() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder, people: 50).path
+        // Enough rows that streaming them all takes far longer than the test waits.
+        try SQLiteShell.run(store, """
+            INSERT INTO ZPERSON(Z_PK, Z_ENT, Z_OPT, ZNAME, ZAGE) SELECT value + 1000, 3, 1, 'bulk' || value, 200
+              FROM generate_series(1, 2000000);
+            UPDATE Z_PRIMARYKEY SET Z_MAX = 2001000 WHERE Z_NAME = 'Person';
+            """)
+        let state = folder.appendingPathComponent("state")
+        let environment = ["XDG_STATE_HOME": state.path]
+
+        let terminal = try PseudoTerminal([store], environment: environment)
+        terminal.expect("cdinspect main> ")
+        // Tab completes an entity, then a key path through a relationship.
+        terminal.type("fetch Pers\t")
+        terminal.expect("fetch Person ")
+        terminal.type("--where 'ANY cars.na\t")
+        terminal.expect("ANY cars.name ")
+        terminal.type("== \"Mustang\" AND name == \"dave0\"' --keys name\r")
+        terminal.expect("Person/p1  dave0")
+        terminal.expect("cdinspect main> ")
+        // The prompt shows a pin.
+        terminal.type("pin\r")
+        terminal.expect("cdinspect main@g1> ")
+        terminal.type("unpin\r")
+        terminal.expect("cdinspect main> ")
+
+        // Ctrl-C stops a long fetch; the REPL answers the next command.
+        terminal.type("fetch Person --format csv\r")
+        terminal.expect("bulk1000,")
+        terminal.type("\u{03}")
+        terminal.expect("error: interrupted")
+        terminal.expect("cdinspect main> ")
+        terminal.type("count Person --where 'age == 200'\r")
+        terminal.expect("age == 200'")
+        terminal.expect("2000000\r\n")
+
+        // Ctrl-C at the prompt drops the line typed so far.
+        terminal.type("garbage\u{03}")
+        terminal.expect("cdinspect main> ")
+        terminal.type("count Tag\r")
+        terminal.expect("count Tag")
+        terminal.expect("4\r\n")
+        XCTAssertFalse(terminal.seen.contains("unknown command"), terminal.seen)
+
+        // Ctrl-D leaves with status 0.
+        terminal.type("\u{04}")
+        XCTAssertEqual(terminal.wait(), 0, terminal.seen)
+
+        // History: kept with mode 0600, and back after a restart (Ctrl-P is the line before).
+        let history = state.appendingPathComponent("cdinspect/history").path
+        let attributes = try FileManager.default.attributesOfItem(atPath: history)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        XCTAssertTrue(try String(contentsOfFile: history, encoding: .utf8).hasSuffix("count Tag\n"))
+        let again = try PseudoTerminal([store], environment: environment)
+        again.expect("cdinspect main> ")
+        again.type("\u{10}")
+        again.expect("count Tag")
+        again.type("\r")
+        again.expect("4\r\n")
+        again.type("quit\r")
+        XCTAssertEqual(again.wait(), 0, again.seen)
+    }
+}
