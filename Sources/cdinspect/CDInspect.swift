@@ -70,7 +70,8 @@ struct StoreOptions: ParsableArguments {
 
 enum Diagnostics {
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data(("cdinspect: error: " + message + "\n").utf8))
+        let label = Terminal.usesColor(STDERR_FILENO) ? "\u{1B}[31mcdinspect: error:\u{1B}[0m " : "cdinspect: error: "
+        FileHandle.standardError.write(Data((label + message + "\n").utf8))
     }
 
     /// A line of the SQL debug log, as Core Data writes it to the console.

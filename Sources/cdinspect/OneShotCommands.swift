@@ -49,6 +49,16 @@ enum Terminal {
             var size = winsize()
             if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { width = Int(size.ws_col) }
         }
-        return OutputSink(handle: FileHandle.standardOutput, terminalWidth: width)
+        let sink = OutputSink(handle: FileHandle.standardOutput, terminalWidth: width)
+        sink.usesColor = usesColor(STDOUT_FILENO)
+        return sink
+    }
+
+    /// Colour only on a terminal that can show it, and never when `NO_COLOR` is set to
+    /// anything but the empty string (no-color.org).
+    static func usesColor(_ descriptor: Int32) -> Bool {
+        let environment = ProcessInfo.processInfo.environment
+        if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
+        return isatty(descriptor) == 1 && environment["TERM"] != "dumb"
     }
 }

@@ -12,7 +12,12 @@ final class CommandLineTests: XCTestCase {
 
     func testSubcommandDashCAndScriptPrintTheSame() throws {
         for words in [["info"], ["entities"], ["schema"], ["schema", "Person"], ["entities", "--format", "json"],
-                      ["schema", "Car", "--format", "csv"], ["info", "--format", "line"]] {
+                      ["schema", "Car", "--format", "csv"], ["info", "--format", "line"],
+                      ["fetch", "Person", "--where", "age > 60", "--sort", "name", "--keys", "name,age", "--format", "csv"],
+                      ["fetch", "Car", "--limit", "3", "--format", "json"],
+                      ["fetch", "Person", "--as", "dicts", "--keys", "name,age", "--limit", "2", "--format", "line"],
+                      ["count", "Person", "--where", "ANY cars.year < 2000"],
+                      ["explain", "Person", "--where", "name BEGINSWITH[c] \"D\" AND age > 30"]] {
             var subcommand = words
             subcommand.insert(store.path, at: 1)
             let a = try CLI.run(subcommand)
@@ -23,6 +28,34 @@ final class CommandLineTests: XCTestCase {
             XCTAssertFalse(a.stdout.isEmpty)
             XCTAssertEqual(a.stdout, b.stdout, line)
             XCTAssertEqual(a.stdout, c.stdout, line)
+        }
+    }
+
+    /// Commands that write: each form on its own copy of the store, same output, same store.
+    func testBatchRequestsPrintTheSameInEveryForm() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        for words in [["batch-update", "Person", "--set", "age=age+1", "--where", "age > 60", "--result", "count"],
+                      ["batch-delete", "Car", "--where", "year < 2000", "--result", "ids", "--format", "csv"]] {
+            var outputs: [String] = []
+            var stores: [String] = []
+            for form in 0..<3 {
+                let copy = folder.appendingPathComponent("\(words[0])-\(form).sqlite").path
+                try FileManager.default.copyItem(atPath: store.path, toPath: copy)
+                let line = words.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
+                let result: CLI.Result
+                switch form {
+                case 0: result = try CLI.run([words[0], copy] + words.dropFirst())
+                case 1: result = try CLI.run([copy, "-c", line])
+                default: result = try CLI.run([copy], stdin: line + "\n")
+                }
+                XCTAssertEqual(result.status, 0, result.stderr)
+                outputs.append(result.stdout)
+                stores.append(try SQLiteShell.read(copy, "SELECT group_concat(Z_PK || ':' || Z_OPT || ':' || ZAGE) FROM ZPERSON;"
+                                                   + " SELECT count(*) FROM ZCAR"))
+            }
+            XCTAssertFalse(outputs[0].isEmpty)
+            XCTAssertEqual(Set(outputs).count, 1, "\(words[0]): \(outputs)")
+            XCTAssertEqual(Set(stores).count, 1, words[0])
         }
     }
 
@@ -57,6 +90,15 @@ final class CommandLineTests: XCTestCase {
         let unknown = try CLI.run([store.path, "-c", "frobnicate"])
         XCTAssertEqual(unknown.status, 64)
         XCTAssertTrue(unknown.stderr.contains("unknown command 'frobnicate'"), unknown.stderr)
+    }
+
+    /// Colour is for terminals: a pipe gets none, even without NO_COLOR (the REPL test
+    /// checks a terminal with and without it).
+    func testNoColourOnAPipe() throws {
+        let result = try CLI.run([store.path, "-c", "entities", "-c", "schema Nope"], environment: ["NO_COLOR": ""])
+        XCTAssertTrue(result.stdout.hasPrefix("name "), result.stdout)
+        XCTAssertFalse(result.stdout.contains("\u{1B}") || result.stderr.contains("\u{1B}"))
+        XCTAssertTrue(result.stderr.hasPrefix("cdinspect: error: "), result.stderr)
     }
 
     func testCoreDataDebugSpellingIsAccepted() throws {

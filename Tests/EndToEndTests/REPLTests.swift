@@ -26,6 +26,7 @@ final class REPLTests: XCTestCase {
         terminal.expect("ANY cars.name ")
         terminal.type("== \"Mustang\" AND name == \"dave0\"' --keys name\r")
         terminal.expect("Person/p1  dave0")
+        XCTAssertFalse(terminal.seen.contains("\u{1B}[1m"), "no colour under NO_COLOR")
         terminal.expect("cdinspect main> ")
         // The prompt shows a pin.
         terminal.type("pin\r")
@@ -60,12 +61,17 @@ final class REPLTests: XCTestCase {
         let attributes = try FileManager.default.attributesOfItem(atPath: history)
         XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
         XCTAssertTrue(try String(contentsOfFile: history, encoding: .utf8).hasSuffix("count Tag\n"))
-        let again = try PseudoTerminal([store], environment: environment)
+        var colored = environment
+        colored["NO_COLOR"] = ""
+        let again = try PseudoTerminal([store], environment: colored)
         again.expect("cdinspect main> ")
         again.type("\u{10}")
         again.expect("count Tag")
         again.type("\r")
         again.expect("4\r\n")
+        // Without NO_COLOR, a table's header is bold on a terminal.
+        again.type("entities\r")
+        again.expect("\u{1B}[1mname ")
         again.type("quit\r")
         XCTAssertEqual(again.wait(), 0, again.seen)
     }

@@ -9,6 +9,8 @@ public final class OutputSink: @unchecked Sendable {
     @exclusivity(unchecked) private var buffer: [UInt8] = []
     /// Table cells are cut to this width (with an ellipsis) when output is a terminal.
     public var terminalWidth: Int?
+    /// Table headers are set in bold; only ever on a terminal, and never under `NO_COLOR`.
+    public var usesColor = false
 
     public init(handle: FileHandle, terminalWidth: Int? = nil) {
         self.handle = handle

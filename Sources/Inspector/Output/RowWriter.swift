@@ -69,13 +69,13 @@ public final class RowWriter {
             widths = TextWidth.fit(widths, into: limit)
         }
         self.widths = widths
-        writeTableRow(columns)
+        writeTableRow(columns, bold: sink.usesColor)
         writeTableRow(widths.map { String(repeating: "-", count: $0) })
         for row in pending { writeTableRow(row.map(\.text)) }
         pending = []
     }
 
-    private func writeTableRow(_ cells: [String]) {
+    private func writeTableRow(_ cells: [String], bold: Bool = false) {
         guard let widths else { return }
         var line = ""
         for (i, cell) in cells.enumerated() {
@@ -85,7 +85,7 @@ public final class RowWriter {
             let last = i == cells.count - 1
             line += last ? text : TextWidth.pad(text, to: width) + "  "
         }
-        sink.line(line)
+        sink.line(bold ? "\u{1B}[1m" + line + "\u{1B}[0m" : line)
     }
 }
 
