@@ -156,3 +156,43 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(relationship["name"] as? String, "author_id")
     }
 }
+
+/// `read FILE` and `timer on` in a session.
+final class SessionBuiltinTests: XCTestCase {
+    func testReadRunsAScriptAndNamesTheFileAndLineOfAFailure() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder, people: 5).path
+        let good = folder.appendingPathComponent("good.cdi").path
+        let bad = folder.appendingPathComponent("bad.cdi").path
+        let again = folder.appendingPathComponent("again.cdi").path
+        try "# counts\ncount Person\ncount \\\n  Tag\n".write(toFile: good, atomically: true, encoding: .utf8)
+        try "count Person\n\nschema Nope\ncount Tag\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        try "read \(again)\n".write(toFile: again, atomically: true, encoding: .utf8)
+
+        var r = try CLI.run([store], stdin: "read \(good)\ncount Car\n")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "5\n4\n5\n")
+        r = try CLI.run([store], stdin: "count Car\nread \(bad)\ncount Car\n")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stdout, "5\n5\n", "the session stops at the failing read")
+        XCTAssertEqual(r.stderr, "cdinspect: error: line 2: \(bad) line 3: unknown entity 'Nope'\n")
+        r = try CLI.run([store, "-c", "read \(folder.path)/missing.cdi"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("cannot read \(folder.path)/missing.cdi: No such file or directory"), r.stderr)
+        r = try CLI.run([store, "-c", "read \(again)"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("\(again) is already being read (a script cannot read itself)"), r.stderr)
+    }
+
+    func testTimerPrintsEachCommandsRunTime() throws {
+        let store = try Fixtures.exampleStore(in: try Fixtures.temporaryDirectory(self), people: 5).path
+        let r = try CLI.run([store], stdin: "count Person\ntimer on\ncount Person\ntimer off\ncount Person\ntimer maybe\n")
+        XCTAssertEqual(r.status, 64)
+        let lines = r.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 4, r.stdout)
+        XCTAssertEqual(Array(lines[0...1]), ["5", "5"])
+        XCTAssertTrue(lines[2].hasPrefix("Run Time: real 0."), r.stdout)
+        XCTAssertEqual(lines[3], "5")
+        XCTAssertTrue(r.stderr.contains("line 6: usage: timer on|off"), r.stderr)
+    }
+}

@@ -28,6 +28,23 @@ final class REPLTests: XCTestCase {
         terminal.expect("Person/p1  dave0")
         XCTAssertFalse(terminal.seen.contains("\u{1B}[1m"), "no colour under NO_COLOR")
         terminal.expect("cdinspect main> ")
+        // On a terminal, a table too wide for it has its wide cells cut with an ellipsis.
+        terminal.type("fetch Person --where 'name == \"dave1\"' --keys name,homepage,id,birthday,balance\r")
+        terminal.expect("x-coredata://5E…  dave1  ")
+        terminal.expect("cdinspect main> ")
+        // Each screen line, after any carriage return and escape the terminal echoed before it.
+        let lines = terminal.seen.components(separatedBy: "\r\n").map { $0.components(separatedBy: "\r").last ?? $0 }
+        let header = try XCTUnwrap(lines.last { $0.hasSuffix("birthday           balance") })
+        let row = try XCTUnwrap(lines.last { $0.hasPrefix("x-coredata://5E…  dave1  ") })
+        XCTAssertEqual(header.count, row.count)
+        XCTAssertLessThanOrEqual(row.count, 80, row)
+        XCTAssertTrue(row.contains("  00000000-0000-40…  "), "the UUID is cut too: \(row)")
+        // A line ending in a backslash continues under its own prompt.
+        terminal.type("count \\\r")
+        terminal.expect("   ...> ")
+        terminal.type("Tag\r")
+        terminal.expect("4\r\n")
+
         // The prompt shows a pin.
         terminal.type("pin\r")
         terminal.expect("cdinspect main@g1> ")

@@ -12,7 +12,8 @@ final class PseudoTerminal {
     init(_ arguments: [String], environment: [String: String]) throws {
         let command = ([CLI.binary.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qfec", command.joined(separator: " "), "/dev/null"]
+        // An 80-column terminal, whatever runs the tests.
+        process.arguments = ["-qfec", "stty cols 80 rows 24; exec " + command.joined(separator: " "), "/dev/null"]
         var env = ProcessInfo.processInfo.environment
         env["TERM"] = "xterm"
         env["NO_COLOR"] = "1"
