@@ -45,6 +45,15 @@ final class REPLTests: XCTestCase {
         terminal.type("Tag\r")
         terminal.expect("4\r\n")
 
+        // Options and context names complete too.
+        terminal.type("count Tag --con\t")
+        terminal.expect("count Tag --context ")
+        terminal.type("backg\t")
+        terminal.expect("round ")
+        terminal.type("\r")
+        terminal.expect("4\r\n")
+        XCTAssertTrue(terminal.seen.contains("count Tag --context background"), "the line as completed: \(terminal.seen)")
+
         // The prompt shows a pin.
         terminal.type("pin\r")
         terminal.expect("cdinspect main@g1> ")
