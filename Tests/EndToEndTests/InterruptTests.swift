@@ -56,6 +56,19 @@ final class InterruptTests: XCTestCase {
         XCTAssertEqual(try SQLiteShell.read(store, "PRAGMA integrity_check"), "ok")
     }
 
+    /// A script run by `read` stops as a whole: nothing after the interrupted command runs.
+    func testReadStopsAtTheInterruptedCommand() throws {
+        let before = try fingerprint
+        let script = URL(fileURLWithPath: store).deletingLastPathComponent().appendingPathComponent("slow.cdi").path
+        try "count Car\nbatch-update Person --set age=age+1\ncount Tag\n".write(toFile: script, atomically: true, encoding: .utf8)
+        let (status, stdout, stderr) = try interrupt([store, "--sql-debug", "1"], stdin: "read \(script)\ncount Tag\n",
+                                                     when: "CoreData: sql: UPDATE OR FAIL ZPERSON")
+        XCTAssertEqual(status, 130, stderr)
+        XCTAssertEqual(stdout, "50\n", "only the count before the batch update ran")
+        XCTAssertTrue(stderr.contains("cdinspect: error: line 1: interrupted"), stderr)
+        XCTAssertEqual(try fingerprint, before)
+    }
+
     func testScriptFetchStopsPartWay() throws {
         let (status, stdout, stderr) = try interrupt([store, "--sql-debug", "1", "--format", "csv"],
                                                      stdin: "fetch Person\n",

@@ -21,6 +21,8 @@ public final class Interpreter {
 
     /// Executes one logical line (continuations already joined). Blank lines and comments do nothing.
     public func execute(line: String) throws {
+        // Inside `read`, a Ctrl-C between two commands stops the rest of the script.
+        try Cancellation.check()
         var words: [String]
         if let (head, predicate) = CommandLineSplitter.splitWhereClause(line, commands: Interpreter.whereCommands) {
             words = try CommandLineSplitter.words(head) + ["--where", predicate]
@@ -71,6 +73,8 @@ public final class Interpreter {
             throw CommandError.failed("cannot read \(path): \(String(cString: strerror(errno)))")
         }
         defer { fclose(file) }
+        Cancellation.commandStarted()
+        defer { Cancellation.commandEnded() }
         reading.append(path)
         defer { reading.removeLast() }
         var failure: (Int, Error)?

@@ -9,7 +9,9 @@ import GRDB
 public enum Cancellation {
     private static let lock = NSLock()
     private static var connections: [WeakConnection] = []
-    private static var running = false
+    /// Commands running, nested: `read FILE` is one command made of others, and a request
+    /// made between two of them stops the rest.
+    private static var depth = 0
     private static var requested = false
 
     private struct WeakConnection {
@@ -26,18 +28,24 @@ public enum Cancellation {
 
     /// Marks the start of a command; a request left over from an earlier one is dropped.
     public static func commandStarted() {
-        lock.withLock { running = true; requested = false }
+        lock.withLock {
+            if depth == 0 { requested = false }
+            depth += 1
+        }
     }
 
     public static func commandEnded() {
-        lock.withLock { running = false; requested = false }
+        lock.withLock {
+            depth = max(0, depth - 1)
+            if depth == 0 { requested = false }
+        }
     }
 
     /// Stops the running command; false, and nothing done, when no command runs.
     @discardableResult
     public static func request() -> Bool {
         let queues: [DatabaseQueue] = lock.withLock {
-            guard running else { return [] }
+            guard depth > 0 else { return [] }
             requested = true
             return connections.compactMap(\.queue)
         }
@@ -48,8 +56,8 @@ public enum Cancellation {
 
     public static var isRequested: Bool { lock.withLock { requested } }
 
-    /// Called before each statement the core runs.
-    static func check() throws {
+    /// Called before each statement the core runs, and by front ends between commands.
+    public static func check() throws {
         if isRequested { throw StoreError.interrupted }
     }
 
