@@ -16,8 +16,6 @@ extension Coordinator {
         if let condition { select = select + " WHERE " + condition }
 
         var result = try write { db -> BatchResult in
-            let timer = SQLTimer()
-            defer { store.log?.executed(time: timer.elapsed) }
             var doomed = DoomedRows(mapping: mapping)
             let matched = try BatchCondition.collect(select, entity: entity, mapping: mapping, db: db)
             for (name, keys) in matched {

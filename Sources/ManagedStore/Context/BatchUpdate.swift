@@ -33,8 +33,6 @@ extension Coordinator {
         var result = try write { db -> BatchResult in
             var result = BatchResult(storeUUID: store.uuid)
             let writer = StoreWriter(db: db, mapping: mapping)
-            let timer = SQLTimer()
-            defer { store.log?.executed(time: timer.elapsed) }
             if wantsIDs {
                 result.changed = try BatchCondition.collect(statement, entity: entity, mapping: mapping, db: db)
                 result.count = result.changed?.values.reduce(0) { $0 + $1.count } ?? 0

@@ -43,9 +43,7 @@ extension Context {
         let policy = mergePolicy
         var result = SaveResult()
 
-        let timer = SQLTimer()
         let (outcomes, keys) = try coordinator.write { db -> ([Outcome], [ObjectID: ObjectID]) in
-            defer { store.log?.executed(time: timer.elapsed) }
             var writer = StoreWriter(db: db, mapping: mapping)
             // Optimistic locking: compare each row's Z_OPT with the version the context read.
             var current: [ObjectID: RowSnapshot] = [:]

@@ -32,7 +32,9 @@ public final class Coordinator {
     }
 
     /// Runs `body` in one exclusive transaction on the writer, as Core Data's saves do
-    /// (`BEGIN EXCLUSIVE` … `COMMIT`); any error rolls the whole transaction back.
+    /// (`BEGIN EXCLUSIVE` … `COMMIT`); any error rolls the whole transaction back. Every
+    /// write (a save or a batch request) gets the debug log's `sql execution time` before
+    /// its `COMMIT`.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         guard store.isCoreDataStore else { throw ContextError.notCoreData }
         if store.options.readonly { throw StoreError.readOnly(path: store.path) }
@@ -45,6 +47,8 @@ public final class Coordinator {
             return try queue.writeWithoutTransaction { db in
                 var result: T?
                 try db.inTransaction(.exclusive) {
+                    let timer = store.log?.shows(1) == true ? SQLTimer() : nil
+                    defer { if let timer { store.log?.executed(time: timer.elapsed) } }
                     result = try body(db)
                     return .commit
                 }
