@@ -44,12 +44,12 @@ public enum Cancellation {
     /// Stops the running command; false, and nothing done, when no command runs.
     @discardableResult
     public static func request() -> Bool {
-        let queues: [DatabaseQueue] = lock.withLock {
-            guard depth > 0 else { return [] }
+        let queues: [DatabaseQueue]? = lock.withLock {
+            guard depth > 0 else { return nil }
             requested = true
             return connections.compactMap(\.queue)
         }
-        guard !queues.isEmpty || isRequested else { return false }
+        guard let queues else { return false }
         for queue in queues { queue.interrupt() }
         return true
     }
