@@ -3,15 +3,7 @@ import XCTest
 
 /// batch-update, batch-delete and merge through the built binary, on example stores the
 /// tests write and on a copy of a Core Data fixture with derived attributes.
-final class BatchRequestTests: XCTestCase {
-    var folder: URL!
-    var store: String!
-
-    override func setUpWithError() throws {
-        folder = try Fixtures.temporaryDirectory(self)
-        store = try Fixtures.exampleStore(in: folder, people: 50).path
-    }
-
+final class BatchRequestTests: ExampleStoreTestCase {
     func sql(_ query: String) throws -> String { try SQLiteShell.read(store, query) }
 
     func testResultTypesAndZOPTOnExactlyTheChangedRows() throws {

@@ -3,17 +3,7 @@ import XCTest
 
 /// Contexts, objects, faults and saving, each as a script through the built binary on an
 /// example store the test writes. Other processes' writes come from the sqlite3 shell.
-final class ContextTests: XCTestCase {
-    var folder: URL!
-    var store: String!
-
-    override func setUpWithError() throws {
-        folder = try Fixtures.temporaryDirectory(self)
-        store = try Fixtures.exampleStore(in: folder, people: 50).path
-    }
-
-    func uri(_ short: String) -> String { Fixtures.uri(short) }
-
+final class ContextTests: ExampleStoreTestCase {
     func script(_ lines: String, _ extra: [String] = []) throws -> CLI.Result {
         try CLI.run([store] + extra, stdin: lines)
     }

@@ -4,15 +4,7 @@ import ManagedStore
 import XCTest
 
 /// fetch, count and explain through the built binary, on example stores the tests write.
-final class FetchCommandTests: XCTestCase {
-    var folder: URL!
-    var store: String!
-
-    override func setUpWithError() throws {
-        folder = try Fixtures.temporaryDirectory(self)
-        store = try Fixtures.exampleStore(in: folder, people: 50).path
-    }
-
+final class FetchCommandTests: ExampleStoreTestCase {
     func run(_ arguments: [String], stdin: String? = nil) throws -> CLI.Result {
         try CLI.run(arguments, stdin: stdin)
     }

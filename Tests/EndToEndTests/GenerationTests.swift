@@ -3,17 +3,7 @@ import XCTest
 
 /// Query generations through the built binary: a session kept open on an example store the
 /// test writes, while another process (the sqlite3 shell) commits to the same store.
-final class GenerationTests: XCTestCase {
-    var folder: URL!
-    var store: String!
-
-    override func setUpWithError() throws {
-        folder = try Fixtures.temporaryDirectory(self)
-        store = try Fixtures.exampleStore(in: folder, people: 50).path
-    }
-
-    func uri(_ short: String) -> String { Fixtures.uri(short) }
-
+final class GenerationTests: ExampleStoreTestCase {
     /// Another process commits: inserts a person, renames dave1, deletes dave0's car
     /// (Car/p1) and dave2's tag links, ages everybody by one.
     func commitElsewhere() throws {

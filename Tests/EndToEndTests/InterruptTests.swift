@@ -5,17 +5,10 @@ import XCTest
 /// one-shot batch delete: the command stops, says so, exits 130, and the store is as it was.
 /// The signal is sent once the debug log shows the long statement running, so the test
 /// does not depend on timing.
-final class InterruptTests: XCTestCase {
-    var store: String!
-
+final class InterruptTests: ExampleStoreTestCase {
     override func setUpWithError() throws {
-        let folder = try Fixtures.temporaryDirectory(self)
-        store = try Fixtures.exampleStore(in: folder, people: 50).path
-        try SQLiteShell.run(store, """
-            INSERT INTO ZPERSON(Z_PK, Z_ENT, Z_OPT, ZNAME, ZAGE) SELECT value + 1000, 3, 1, 'bulk' || value, 200
-              FROM generate_series(1, 2000000);
-            UPDATE Z_PRIMARYKEY SET Z_MAX = 2001000 WHERE Z_NAME = 'Person';
-            """)
+        try super.setUpWithError()
+        try Fixtures.addBulkPeople(to: store)
     }
 
     /// Starts cdinspect, waits for `running` on stderr, sends SIGINT; returns the exit
@@ -59,7 +52,7 @@ final class InterruptTests: XCTestCase {
     /// A script run by `read` stops as a whole: nothing after the interrupted command runs.
     func testReadStopsAtTheInterruptedCommand() throws {
         let before = try fingerprint
-        let script = URL(fileURLWithPath: store).deletingLastPathComponent().appendingPathComponent("slow.cdi").path
+        let script = folder.appendingPathComponent("slow.cdi").path
         try "count Car\nbatch-update Person --set age=age+1\ncount Tag\n".write(toFile: script, atomically: true, encoding: .utf8)
         let (status, stdout, stderr) = try interrupt([store, "--sql-debug", "1"], stdin: "read \(script)\ncount Tag\n",
                                                      when: "CoreData: sql: UPDATE OR FAIL ZPERSON")

@@ -5,17 +5,7 @@ import XCTest
 /// Objects in a context through the built binary: registration and faults, pending changes
 /// in fetches, staleness, value checking, and ordered relationships on a store the test
 /// creates from its own model.
-final class ObjectGraphTests: XCTestCase {
-    var folder: URL!
-    var store: String!
-
-    override func setUpWithError() throws {
-        folder = try Fixtures.temporaryDirectory(self)
-        store = try Fixtures.exampleStore(in: folder, people: 50).path
-    }
-
-    func uri(_ short: String, uuid: String = Fixtures.exampleUUID) -> String { Fixtures.uri(short, uuid: uuid) }
-
+final class ObjectGraphTests: ExampleStoreTestCase {
     func script(_ lines: String, store: String? = nil) throws -> CLI.Result {
         try CLI.run([store ?? self.store, "--keep-going"], stdin: lines)
     }

@@ -8,12 +8,7 @@ final class REPLTests: XCTestCase {
     func testTheREPLAtATerminal() throws {
         let folder = try Fixtures.temporaryDirectory(self)
         let store = try Fixtures.exampleStore(in: folder, people: 50).path
-        // Enough rows that streaming them all takes far longer than the test waits.
-        try SQLiteShell.run(store, """
-            INSERT INTO ZPERSON(Z_PK, Z_ENT, Z_OPT, ZNAME, ZAGE) SELECT value + 1000, 3, 1, 'bulk' || value, 200
-              FROM generate_series(1, 2000000);
-            UPDATE Z_PRIMARYKEY SET Z_MAX = 2001000 WHERE Z_NAME = 'Person';
-            """)
+        try Fixtures.addBulkPeople(to: store)
         let state = folder.appendingPathComponent("state")
         let environment = ["XDG_STATE_HOME": state.path]
 

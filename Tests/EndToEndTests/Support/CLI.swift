@@ -127,6 +127,17 @@ enum Fixtures {
         return "x-coredata://\(uuid)/\(parts[0])/\(parts[1])"
     }
 
+    /// Adds two million people (`bulk1` …, aged 200, no cars) to an example store with the
+    /// sqlite3 shell, in about a second: enough rows that reading or changing them all takes
+    /// far longer than a test waits before pressing Ctrl-C.
+    static func addBulkPeople(to store: String) throws {
+        try SQLiteShell.run(store, """
+            INSERT INTO ZPERSON(Z_PK, Z_ENT, Z_OPT, ZNAME, ZAGE) SELECT value + 1000, 3, 1, 'bulk' || value, 200
+              FROM generate_series(1, 2000000);
+            UPDATE Z_PRIMARYKEY SET Z_MAX = 2001000 WHERE Z_NAME = 'Person';
+            """)
+    }
+
     /// The example store, generated fresh into `folder` by the Examples generator.
     static func exampleStore(in folder: URL, people: Int = 50) throws -> URL {
         let target = folder.appendingPathComponent("People.sqlite")
