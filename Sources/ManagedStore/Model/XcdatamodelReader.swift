@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// Reads a model from Xcode's model files: an `.xcdatamodeld` bundle (its current version),
 /// an `.xcdatamodel` folder, or a bare `contents` XML file.
@@ -15,14 +12,21 @@ public enum XcdatamodelReader {
         guard let data = FileManager.default.contents(atPath: contents) else {
             throw Error(description: "cannot read model file \(contents)")
         }
-        let delegate = ParserDelegate()
-        let parser = XMLParser(data: data)
-        parser.delegate = delegate
-        guard parser.parse(), delegate.sawModel else {
-            let why = parser.parserError.map { ": \($0.localizedDescription)" } ?? ""
-            throw Error(description: "\(contents) is not an Xcode data model\(why)")
+        var builder = ModelBuilder()
+        do {
+            try ModelXMLReader.read([UInt8](data)) { event in
+                switch event {
+                case let .start(name, attributes): builder.start(name, attributes)
+                case let .end(name): builder.end(name)
+                }
+            }
+        } catch let error as ModelXMLReader.Error {
+            throw Error(description: "\(contents) is not an Xcode data model: \(error)")
         }
-        return ManagedObjectModel(entities: delegate.entities, source: .modelFile(path))
+        guard builder.sawModel else {
+            throw Error(description: "\(contents) is not an Xcode data model: it has no <model> element")
+        }
+        return ManagedObjectModel(entities: builder.entities, source: .modelFile(path))
     }
 
     /// Resolves a `--model` argument to the XML file that holds the model.
@@ -52,14 +56,14 @@ public enum XcdatamodelReader {
         return contents
     }
 
-    private final class ParserDelegate: NSObject, XMLParserDelegate {
+    /// Turns the model file's elements into entity descriptions.
+    private struct ModelBuilder {
         var entities: [EntityDescription] = []
         var sawModel = false
         private var current: EntityDescription?
         private var fetched: FetchedPropertyDescription?
 
-        func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?,
-                    qualifiedName: String?, attributes a: [String: String] = [:]) {
+        mutating func start(_ element: String, _ a: [String: String]) {
             let yes = { (key: String) in a[key] == "YES" }
             switch element {
             case "model":
@@ -99,7 +103,7 @@ public enum XcdatamodelReader {
             }
         }
 
-        func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
+        mutating func end(_ element: String) {
             switch element {
             case "entity":
                 if var entity = current {
