@@ -16,8 +16,13 @@ public struct StoreFile: Sendable {
     public var walPath: String { path + "-wal" }
     public var sharedMemoryPath: String { path + "-shm" }
 
-    public var walSize: Int? {
-        (try? FileManager.default.attributesOfItem(atPath: walPath)[.size] as? Int) ?? nil
+    public var walSize: Int? { StoreFile.fileSize(walPath) }
+
+    /// `stat(2)` alone: FileManager's attributes also look up the owner's user and group
+    /// names, which costs more than the rest of a small command's start.
+    static func fileSize(_ path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : nil
     }
 
     public init(path: String) throws {
@@ -32,7 +37,7 @@ public struct StoreFile: Sendable {
         }
         defer { try? handle.close() }
         let header = [UInt8]((try? handle.read(upToCount: 100)) ?? Data())
-        size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        size = StoreFile.fileSize(path) ?? 0
         guard header.count >= 16, Array(header[0..<16]) == Array("SQLite format 3\0".utf8) else {
             throw StoreError.notSQLite(path: path)
         }
