@@ -18,6 +18,7 @@ public enum StoreConnection {
     /// stays open between calls.
     public static func open(_ file: StoreFile, readonly: Bool = true, holdsTransaction: Bool = false,
                             log: SQLDebugLog? = nil) throws -> DatabaseQueue {
+        WindowedMappingVFS.install()
         if readonly { try file.checkSharedMemory() }
         if let log, log.shows(1) { log.annotation("Connecting to sqlite database file at \"\(file.path)\"") }
         var configuration = Configuration()
@@ -30,10 +31,11 @@ public enum StoreConnection {
             if let log { SQLTrace.attach(log, to: db.sqliteConnection!) }
             PredicateFunctions.register(db)
             if !readonly { TriggerFunctions.register(db) }
-            // Reading through a memory map saves a system call per page on large scans; it
-            // changes nothing on disk, and writes (when a command makes any) still go
-            // through SQLite's usual path.
-            try db.execute(sql: "PRAGMA mmap_size = 67108864")
+            // Reading through a memory map saves a system call and a copy per page on large
+            // scans. The whole file may be mapped (SQLite caps the size) because
+            // `WindowedMappingVFS` gives back the pages a scan has left behind. It changes
+            // nothing on disk, and writes still go through SQLite's usual path.
+            try db.execute(sql: "PRAGMA mmap_size = \(1 << 40)")
         }
         do {
             let queue = try DatabaseQueue(path: file.path, configuration: configuration)
