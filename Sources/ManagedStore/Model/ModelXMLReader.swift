@@ -92,20 +92,23 @@ struct ModelXMLReader {
 
     /// Skips `<?…?>`, `<!--…-->`, `<![CDATA[…]]>` and `<!DOCTYPE …>`; false at a tag.
     private mutating func skipMarkup() throws -> Bool {
-        if starts(with: "<?") { try skip(past: "?>", what: "processing instruction") } else if starts(with: "<!--") { try skip(past: "-->", what: "comment") } else if starts(with: "<![CDATA[") { try skip(past: "]]>", what: "CDATA section") } else if starts(with: "<!") {
-            // A DOCTYPE, with any internal subset in brackets.
-            var depth = 0
-            while let byte = peek() {
-                advance()
-                if byte == UInt8(ascii: "[") { depth += 1 }
-                if byte == UInt8(ascii: "]") { depth -= 1 }
-                if byte == UInt8(ascii: ">"), depth <= 0 { return true }
-            }
-            throw error("the file ends inside a DOCTYPE")
-        } else {
-            return false
+        let delimited: [(open: StaticString, close: StaticString, what: String)] = [
+            ("<?", "?>", "processing instruction"), ("<!--", "-->", "comment"), ("<![CDATA[", "]]>", "CDATA section"),
+        ]
+        if let markup = delimited.first(where: { starts(with: $0.open) }) {
+            try skip(past: markup.close, what: markup.what)
+            return true
         }
-        return true
+        guard starts(with: "<!") else { return false }
+        // A DOCTYPE, with any internal subset in brackets.
+        var depth = 0
+        while let byte = peek() {
+            advance()
+            if byte == UInt8(ascii: "[") { depth += 1 }
+            if byte == UInt8(ascii: "]") { depth -= 1 }
+            if byte == UInt8(ascii: ">"), depth <= 0 { return true }
+        }
+        throw error("the file ends inside a DOCTYPE")
     }
 
     private mutating func readName() throws -> String {

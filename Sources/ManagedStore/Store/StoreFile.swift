@@ -16,28 +16,26 @@ public struct StoreFile: Sendable {
     public var walPath: String { path + "-wal" }
     public var sharedMemoryPath: String { path + "-shm" }
 
-    public var walSize: Int? { StoreFile.fileSize(walPath) }
+    public var walSize: Int? { StoreFile.status(walPath).map { Int($0.st_size) } }
 
     /// `stat(2)` alone: FileManager's attributes also look up the owner's user and group
     /// names, which costs more than the rest of a small command's start.
-    static func fileSize(_ path: String) -> Int? {
+    static func status(_ path: String) -> stat? {
         var info = stat()
-        return stat(path, &info) == 0 ? Int(info.st_size) : nil
+        return stat(path, &info) == 0 ? info : nil
     }
 
     public init(path: String) throws {
         self.path = path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw StoreError.notFound(path: path)
-        }
-        guard !isDirectory.boolValue else { throw StoreError.isDirectory(path: path) }
+        // One stat answers whether the file exists, whether it is a folder, and its size.
+        guard let info = StoreFile.status(path) else { throw StoreError.notFound(path: path) }
+        guard info.st_mode & S_IFMT != S_IFDIR else { throw StoreError.isDirectory(path: path) }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw StoreError.permissionDenied(path: path)
         }
         defer { try? handle.close() }
         let header = [UInt8]((try? handle.read(upToCount: 100)) ?? Data())
-        size = StoreFile.fileSize(path) ?? 0
+        size = Int(info.st_size)
         guard header.count >= 16, Array(header[0..<16]) == Array("SQLite format 3\0".utf8) else {
             throw StoreError.notSQLite(path: path)
         }
