@@ -1,6 +1,15 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// Homebrew's readline is keg-only: pkg-config is how SwiftPM finds it on macOS, where the
+/// SDK's own <readline/readline.h> is libedit's. On Linux the system's readline is on the
+/// default paths, and its readline.pc only adds defines SwiftPM refuses (with a warning).
+#if os(macOS)
+let readlinePkgConfig: String? = "readline"
+#else
+let readlinePkgConfig: String? = nil
+#endif
+
 let package = Package(
     name: "cdinspect",
     platforms: [.macOS(.v13)],
@@ -8,6 +17,13 @@ let package = Package(
         .executable(name: "cdinspect", targets: ["cdinspect"]),
         .library(name: "ManagedStore", targets: ["ManagedStore"]),
         .library(name: "Inspector", targets: ["Inspector"]),
+    ],
+    // The REPL's line editor: GNU readline by default, or libedit (`--traits Editline`), whose
+    // readline emulation is what macOS ships. Both build the same REPL; see Sources/CLineEditor.
+    traits: [
+        .trait(name: "Readline", description: "Edit REPL lines with GNU readline (Homebrew's on macOS)."),
+        .trait(name: "Editline", description: "Edit REPL lines with libedit instead of GNU readline."),
+        .default(enabledTraits: ["Readline"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -17,9 +33,18 @@ let package = Package(
         .systemLibrary(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        // Without Homebrew's readline, macOS's <readline/readline.h> is libedit's: the shim
+        // tells them apart by version and falls back to the calls libedit has.
         .systemLibrary(
             name: "CReadline",
+            path: "Sources/CLineEditor/Readline",
+            pkgConfig: readlinePkgConfig,
             providers: [.apt(["libreadline-dev"]), .brew(["readline"])]),
+        // libedit: part of macOS's SDK; libedit-dev on Debian and Ubuntu.
+        .systemLibrary(
+            name: "CEditline",
+            path: "Sources/CLineEditor/Editline",
+            providers: [.apt(["libedit-dev"]), .brew(["libedit"])]),
         .target(
             name: "ManagedStore",
             dependencies: [
@@ -39,7 +64,8 @@ let package = Package(
             dependencies: [
                 "Inspector",
                 "ManagedStore",
-                "CReadline",
+                .target(name: "CReadline", condition: .when(traits: ["Readline"])),
+                .target(name: "CEditline", condition: .when(traits: ["Editline"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -66,5 +92,5 @@ let package = Package(
             // Expected debug logs, read from the source tree by SQLDebugLogTests.
             exclude: ["Golden"]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

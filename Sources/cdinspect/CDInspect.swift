@@ -14,7 +14,7 @@ struct CDInspect: ParsableCommand {
             (a script). 'cdinspect STORE -c CMD' runs commands and exits. 'help' inside a session lists \
             the commands; 'man cdinspect' describes everything.
             """,
-        version: "0.1.0",
+        version: "0.1.0 (line editor: \(LineEditor.name))",
         subcommands: [SessionSubcommand.self] + OneShotCommands.all,
         defaultSubcommand: SessionSubcommand.self)
 

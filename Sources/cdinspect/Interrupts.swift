@@ -8,7 +8,9 @@ import ManagedStore
 /// (`Cancellation`), which takes locks. With no command running, `idle` decides: the REPL
 /// clears its line, a script or subcommand exits with status 130.
 enum Interrupts {
-    private static var source: DispatchSourceSignal?
+    /// Set only by `install`, which every front end calls once from the main thread before
+    /// any command runs; the source itself delivers on its own queue.
+    nonisolated(unsafe) private static var source: DispatchSourceSignal?
 
     static func install(whenIdle idle: @escaping () -> Void = { exit(ExitStatus.interrupted) }) {
         source?.cancel()

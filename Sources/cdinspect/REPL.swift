@@ -1,12 +1,10 @@
-import CReadline
 import Foundation
 import Inspector
 import ManagedStore
 
-/// The interactive loop on a terminal, on GNU readline's callback interface. The loop
-/// waits on the terminal and on a pipe that the Ctrl-C handler writes to when no command
-/// runs, so Ctrl-C at the prompt clears the line, while Ctrl-C during a command stops the
-/// command (`Interrupts`) and the prompt comes back.
+/// The interactive loop on a terminal. The loop waits on the terminal and on a pipe that the
+/// Ctrl-C handler writes to when no command runs, so Ctrl-C at the prompt clears the line,
+/// while Ctrl-C during a command stops the command (`Interrupts`) and the prompt comes back.
 final class REPL {
     let interpreter: Interpreter
     private let history = HistoryFile.standard()
@@ -15,9 +13,6 @@ final class REPL {
     private var pending = ""
     private var ended = false
     private var wake: [Int32] = [-1, -1]
-    /// Readline calls back through C function pointers, which cannot capture.
-    private static var current: REPL?
-    private static var matches: [String] = []
 
     init(interpreter: Interpreter) {
         self.interpreter = interpreter
@@ -25,18 +20,16 @@ final class REPL {
     }
 
     func run() throws {
-        REPL.current = self
         pipe(&wake)
         let wakeWriter = wake[1]
         Interrupts.install { var byte: UInt8 = 1; _ = write(wakeWriter, &byte, 1) }
-        rl_catch_signals = 0
-        rl_readline_name = UnsafePointer(strdup("cdinspect"))
-        rl_basic_word_break_characters = UnsafePointer(strdup(" \t\n\"'=<>!(),{}"))
-        // A quote only starts a word (a predicate being typed): readline must not take the
-        // quoted text as one word, nor add the quote back after a completion.
-        rl_basic_quote_characters = UnsafePointer(strdup(""))
-        rl_attempted_completion_function = { text, start, _ in REPL.complete(text, start) }
-        history?.load()
+        let completer = self.completer
+        LineEditor.configure { before, word in
+            let candidates = completer.candidates(line: before, wordStart: before.count, word: word)
+            // A relationship goes on with a dot: no space after it.
+            return (candidates, !(candidates.first?.hasSuffix(".") ?? false))
+        }
+        for line in history?.load() ?? [] { LineEditor.remember(line, limit: HistoryFile.limit) }
         showPrompt()
         while !ended && !interpreter.finished {
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
@@ -46,9 +39,9 @@ final class REPL {
                 break
             }
             if fds[1].revents & Int16(POLLIN) != 0 { clearLine() }
-            if fds[0].revents & Int16(POLLIN | POLLHUP) != 0 { rl_callback_read_char() }
+            if fds[0].revents & Int16(POLLIN | POLLHUP) != 0 { LineEditor.readAvailableInput() }
         }
-        rl_callback_handler_remove()
+        LineEditor.finish()
     }
 
     private var prompt: String {
@@ -59,7 +52,7 @@ final class REPL {
     }
 
     private func showPrompt() {
-        rl_callback_handler_install(prompt) { REPL.current?.accept($0) }
+        LineEditor.prompt(prompt) { [unowned self] line in accept(line) }
     }
 
     /// Ctrl-C with no command running: the line, and any continuation, are dropped.
@@ -67,23 +60,17 @@ final class REPL {
         var buffer = [UInt8](repeating: 0, count: 64)
         _ = read(wake[0], &buffer, buffer.count)
         pending = ""
-        rl_replace_line("", 0)
-        rl_crlf()
-        rl_set_prompt(prompt)
-        rl_on_new_line()
-        rl_redisplay()
+        LineEditor.discardLine(prompt: prompt)
     }
 
-    private func accept(_ raw: UnsafeMutablePointer<CChar>?) {
-        rl_callback_handler_remove()
-        guard let raw else {
+    private func accept(_ line: String?) {
+        LineEditor.finish()
+        guard let line else {
             // Ctrl-D: leave, with status 0.
             print()
             ended = true
             return
         }
-        let line = String(cString: raw)
-        free(raw)
         defer { if !ended && !interpreter.finished { showPrompt() } }
         if line.hasSuffix("\\") && !line.hasSuffix("\\\\") {
             pending += line.dropLast() + " "
@@ -92,26 +79,11 @@ final class REPL {
         let logical = pending + line
         pending = ""
         guard !logical.trimmingCharacters(in: .whitespaces).isEmpty else { return }
-        add_history(logical)
-        history?.append()
+        LineEditor.remember(logical, limit: HistoryFile.limit)
+        history?.append(logical)
         do { try interpreter.execute(line: logical) } catch {
             interpreter.session.output.flush()
             Diagnostics.error(ExitStatus.message(for: error))
-        }
-    }
-
-    private static func complete(_ text: UnsafePointer<CChar>?, _ start: Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
-        guard let repl = current, let text, let buffer = rl_line_buffer else { return nil }
-        rl_attempted_completion_over = 1
-        let line = String(cString: buffer)
-        let before = String(decoding: Array(line.utf8).prefix(Int(start)), as: UTF8.self)
-        matches = repl.completer.candidates(line: before, wordStart: before.count, word: String(cString: text))
-        // A relationship goes on with a dot: no space after it.
-        if matches.count == 1, matches[0].hasSuffix(".") { rl_completion_suppress_append = 1 }
-        return rl_completion_matches(text) { _, state in
-            let index = Int(state)
-            guard index < REPL.matches.count else { return nil }
-            return strdup(REPL.matches[index])
         }
     }
 }

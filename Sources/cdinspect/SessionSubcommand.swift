@@ -41,7 +41,8 @@ struct SessionSubcommand: ParsableCommand {
         let runner = ScriptRunner(interpreter: interpreter, keepGoing: keepGoing, echo: echo) { line, error in
             Diagnostics.error((fromScript ? "line \(line): " : "") + ExitStatus.message(for: error))
         }
-        let error = fromScript ? runner.run(lines: LineReader(file: stdin)) : runner.run(lines: commands)
+        let error = fromScript ? runner.run(lines: LineReader.standardInput())
+                               : runner.run(lines: commands)
         if let error { throw ExitCode(ExitStatus.code(for: error)) }
     }
 }

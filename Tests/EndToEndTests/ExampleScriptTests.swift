@@ -52,7 +52,7 @@ final class ExampleScriptTests: ExampleStoreTestCase {
     }
 
     func testEverySeedHasAScript() throws {
-        let seeds = Fixtures.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/seeds").path
+        let seeds = try SharedFiles.require("seeds").path
         let scripts = try FileManager.default.contentsOfDirectory(atPath: Fixtures.packageRoot.appendingPathComponent("Examples").path)
         for seed in try FileManager.default.contentsOfDirectory(atPath: seeds) where seed.hasSuffix(".txt") {
             XCTAssertTrue(scripts.contains { $0.hasPrefix("seed-\(seed.prefix(3))-") && $0.hasSuffix(".cdi") }, "no example script for seed \(seed)")

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ManagedStore
 import XCTest
 
 /// `info`, `entities` and `schema` on every genuine store, compared with the independently
@@ -26,8 +27,8 @@ final class FixtureModelTests: XCTestCase {
     /// attribute types and flags, relationship destinations, inverses, counts and ordering.
     func testSchemaMatchesModelDumps() throws {
         var checkedStores = 0
-        for relative in Fixtures.stores {
-            let dumpURL = Fixtures.directory.appendingPathComponent(relative.replacingOccurrences(of: ".sqlite", with: ".model.txt"))
+        for relative in try Fixtures.stores {
+            let dumpURL = try Fixtures.directory.appendingPathComponent(relative.replacingOccurrences(of: ".sqlite", with: ".model.txt"))
             guard FileManager.default.fileExists(atPath: dumpURL.path) else { continue }
             let dump = try ModelDump(contentsOf: dumpURL)
             guard !dump.entities.isEmpty else { continue }   // no model cache: see testStoreWithoutModelCache
@@ -186,7 +187,7 @@ final class FixtureModelTests: XCTestCase {
         XCTAssertEqual(Set(names), ["authorname", "title", "fileurl"])
         XCTAssertEqual((book["relationships"] as! [[String: Any]]).first?["destination"] as? String, "User")
         // With --model, original names and the inverse come back.
-        let model = Fixtures.directory.appendingPathComponent("hwaxxer_BookMigration/Model1.xcdatamodel__contents").path
+        let model = try Fixtures.directory.appendingPathComponent("hwaxxer_BookMigration/Model1.xcdatamodel__contents").path
         let user = try XCTUnwrap(try schema(store, ["User", "--model", model]).first)
         XCTAssertEqual((user["attributes"] as! [[String: Any]]).map { $0["name"] as! String }, ["userId"])
         let books = try XCTUnwrap((user["relationships"] as! [[String: Any]]).first)
@@ -207,7 +208,7 @@ final class FixtureModelTests: XCTestCase {
     }
 
     func testEveryFixtureOpensWithEveryFormat() throws {
-        for relative in Fixtures.stores {
+        for relative in try Fixtures.stores {
             let store = try Fixtures.copy(relative, into: folder.appendingPathComponent(UUID().uuidString, isDirectory: true).creatingDirectory())
             for command in ["info", "entities", "schema"] {
                 for format in ["table", "json", "csv", "line"] {
@@ -217,6 +218,27 @@ final class FixtureModelTests: XCTestCase {
                     XCTAssertFalse(result.stdout.isEmpty)
                 }
             }
+        }
+    }
+
+    /// Every model file among the fixtures reads, with the entities, attributes and
+    /// relationships a plain text search finds in it.
+    func testEveryFixtureModelFileReads() throws {
+        let folder = try Fixtures.directory
+        let files = try XCTUnwrap(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix("__contents") }
+        XCTAssertGreaterThanOrEqual(files.count, 10)
+        for file in files {
+            let path = folder.appendingPathComponent(file).path
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            let model = try XcdatamodelReader.model(atPath: path)
+            let names = text.components(separatedBy: "<entity name=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+            XCTAssertEqual(model.entities.map(\.name).sorted(), names.sorted(), file)
+            let properties = model.entities.flatMap(\.properties)
+            XCTAssertEqual(properties.filter { if case .attribute = $0 { true } else { false } }.count,
+                           text.components(separatedBy: "<attribute ").count - 1, file)
+            XCTAssertEqual(properties.filter { if case .relationship = $0 { true } else { false } }.count,
+                           text.components(separatedBy: "<relationship ").count - 1, file)
         }
     }
 }

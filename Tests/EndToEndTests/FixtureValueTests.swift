@@ -18,7 +18,7 @@ final class FixtureValueTests: XCTestCase {
     func testRealStoreValues() throws {
         let folder = try Fixtures.temporaryDirectory(self)
         let books = try PersistentStore(path: try Fixtures.copy("hwaxxer_BookMigration/Model1.sqlite", into: folder).path,
-                                        options: .init(modelPath: Fixtures.directory.appendingPathComponent("hwaxxer_BookMigration/Model1.xcdatamodel__contents").path))
+                                        options: .init(modelPath: try Fixtures.directory.appendingPathComponent("hwaxxer_BookMigration/Model1.xcdatamodel__contents").path))
         guard case .transformable(let summary, _) = try firstValue(books, entity: "Book", attribute: "fileURL") else {
             return XCTFail("fileURL is transformable")
         }

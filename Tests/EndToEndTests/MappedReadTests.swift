@@ -18,12 +18,17 @@ final class MappedReadTests: ExampleStoreTestCase {
 
     var storeSize: Int { (try? FileManager.default.attributesOfItem(atPath: store)[.size] as? Int) ?? 0 }
 
-    /// The command's output and its peak resident memory in bytes, as GNU time reports it.
+    /// The command's output and its peak resident memory in bytes, as the kernel reports it
+    /// when the process ends (`wait4`).
     func peakMemory(_ arguments: [String]) throws -> (stdout: String, bytes: Int) {
-        let result = try CLI.run(arguments, prefix: ["/usr/bin/time", "-f", "peak %M"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let line = try XCTUnwrap(result.stderr.split(separator: "\n").last { $0.hasPrefix("peak ") })
-        return (result.stdout, try XCTUnwrap(Int(line.dropFirst(5))) * 1024)
+        let output = folder.appendingPathComponent("stdout").path, errors = folder.appendingPathComponent("stderr").path
+        try? FileManager.default.removeItem(atPath: output)
+        try? FileManager.default.removeItem(atPath: errors)
+        let child = try ChildProcess([CLI.binary.path] + arguments, environment: ProcessInfo.processInfo.environment,
+                                     files: [1: output, 2: errors])
+        let ended = child.wait()
+        XCTAssertEqual(ended.status, 0, (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
+        return (try String(contentsOfFile: output, encoding: .utf8), ended.peakMemory)
     }
 
     func testScanningALargeStoreKeepsMemoryFlat() throws {

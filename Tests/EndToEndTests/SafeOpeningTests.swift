@@ -94,7 +94,7 @@ final class SafeOpeningTests: XCTestCase {
     }
 
     func testNoPermission() throws {
-        let runner = try XCTUnwrap(try asUnprivileged(), "setpriv is needed to test permissions as root")
+        guard let runner = try asUnprivileged() else { throw XCTSkip("run as root without /usr/bin/setpriv to run as another user") }
         let store = try Fixtures.copy("hwaxxer_BookMigration/Model1.sqlite", into: folder, sidecars: [])
         try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: store.path)
         let result = try CLI.run(["info", store.path], executable: runner.binary, prefix: runner.prefix)
@@ -103,7 +103,7 @@ final class SafeOpeningTests: XCTestCase {
     }
 
     func testWALStoreInReadOnlyFolderWithoutSharedMemory() throws {
-        let runner = try XCTUnwrap(try asUnprivileged(), "setpriv is needed to test permissions as root")
+        guard let runner = try asUnprivileged() else { throw XCTSkip("run as root without /usr/bin/setpriv to run as another user") }
         let sub = try folder.appendingPathComponent("readonly").creatingDirectory()
         let store = try Fixtures.copy("wibosco_CoreDataMigration-Example/CoreDataMigration_Example_WAL.sqlite", into: sub, sidecars: ["-wal"])
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: sub.path)

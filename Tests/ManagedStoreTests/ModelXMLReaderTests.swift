@@ -66,27 +66,6 @@ final class ModelXMLReaderTests: XCTestCase {
         }
     }
 
-    /// Every model file among the fixtures reads, with the entities, attributes and
-    /// relationships a plain text search finds in it.
-    func testEveryFixtureModelFileReads() throws {
-        let folder = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/stores")
-        let files = try XCTUnwrap(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
-            .filter { $0.hasSuffix("__contents") }
-        XCTAssertGreaterThanOrEqual(files.count, 10)
-        for file in files {
-            let path = folder.appendingPathComponent(file).path
-            let text = try String(contentsOfFile: path, encoding: .utf8)
-            let model = try XcdatamodelReader.model(atPath: path)
-            let names = text.components(separatedBy: "<entity name=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
-            XCTAssertEqual(model.entities.map(\.name).sorted(), names.sorted(), file)
-            let properties = model.entities.flatMap(\.properties)
-            XCTAssertEqual(properties.filter { if case .attribute = $0 { true } else { false } }.count,
-                           text.components(separatedBy: "<attribute ").count - 1, file)
-            XCTAssertEqual(properties.filter { if case .relationship = $0 { true } else { false } }.count,
-                           text.components(separatedBy: "<relationship ").count - 1, file)
-        }
-    }
-
     /// A model file cut anywhere is an error with a line, never a crash or a model.
     func testCutModelFilesFailCleanly() throws {
         let path = packageRoot.appendingPathComponent("Examples/People.xcdatamodeld/People.xcdatamodel/contents").path

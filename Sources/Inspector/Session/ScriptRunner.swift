@@ -64,13 +64,20 @@ public struct ScriptRunner {
 /// Lines of a file handle, read as they arrive so a driving program can talk to cdinspect
 /// one line at a time.
 public struct LineReader: Sequence, IteratorProtocol {
-    private let file: UnsafeMutablePointer<FILE>
+    /// nil: no lines (standard input that could not be opened as a stream).
+    private let file: UnsafeMutablePointer<FILE>?
 
-    public init(file: UnsafeMutablePointer<FILE>) {
+    public init(file: UnsafeMutablePointer<FILE>?) {
         self.file = file
     }
 
+    /// Standard input's lines.
+    public static func standardInput() -> LineReader {
+        LineReader(file: fdopen(STDIN_FILENO, "r"))
+    }
+
     public mutating func next() -> String? {
+        guard let file else { return nil }
         var buffer: UnsafeMutablePointer<CChar>?
         var capacity = 0
         defer { free(buffer) }

@@ -23,7 +23,7 @@ public enum EvaluatedValue {
     case object(any PredicateEvaluable)
     case collection([EvaluatedValue])
 
-    public static let null = EvaluatedValue.value(.null)
+    public static var null: EvaluatedValue { .value(.null) }
 
     var isNull: Bool {
         if case .value(.null) = self { return true }

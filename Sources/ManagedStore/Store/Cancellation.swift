@@ -8,11 +8,12 @@ import GRDB
 /// store is left exactly as it was before the command.
 public enum Cancellation {
     private static let lock = NSLock()
-    private static var connections: [WeakConnection] = []
+    // The three below are read and written only while holding `lock`.
+    nonisolated(unsafe) private static var connections: [WeakConnection] = []
     /// Commands running, nested: `read FILE` is one command made of others, and a request
     /// made between two of them stops the rest.
-    private static var depth = 0
-    private static var requested = false
+    nonisolated(unsafe) private static var depth = 0
+    nonisolated(unsafe) private static var requested = false
 
     private struct WeakConnection {
         weak var queue: DatabaseQueue?

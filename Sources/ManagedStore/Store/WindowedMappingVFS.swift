@@ -76,8 +76,9 @@ public enum WindowedMappingVFS {
         return rc
     }
 
-    /// The forwarding methods, as io-methods versions 1, 2 and 3.
-    private static let ioMethods: [UnsafeMutablePointer<sqlite3_io_methods>] = (1...3).map { version in
+    /// The forwarding methods, as io-methods versions 1, 2 and 3. Written once, when first
+    /// used (Swift initialises a static once, thread-safely), and only read after that.
+    nonisolated(unsafe) private static let ioMethods: [UnsafeMutablePointer<sqlite3_io_methods>] = (1...3).map { version in
         let methods = UnsafeMutablePointer<sqlite3_io_methods>.allocate(capacity: 1)
         methods.initialize(to: forwarding)
         methods.pointee.iVersion = Int32(version)

@@ -32,7 +32,7 @@ final class InMemoryConformanceTests: XCTestCase {
     }
 
     func testCasesInMemory() throws {
-        let data = try Data(contentsOf: PredicateConformanceTests.conformance.appendingPathComponent("predicate-cases.json"))
+        let data = try Data(contentsOf: try PredicateConformanceTests.conformance.appendingPathComponent("predicate-cases.json"))
         let cases = try JSONDecoder().decode([PredicateConformanceTests.Case].self, from: data)
         var evaluated = 0
         for c in cases {

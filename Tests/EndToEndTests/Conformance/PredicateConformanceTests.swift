@@ -30,7 +30,7 @@ final class PredicateConformanceTests: XCTestCase {
         let queries: [Query]
     }
 
-    static var conformance: URL { Fixtures.directory.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("conformance") }
+    static var conformance: URL { get throws { try SharedFiles.require("conformance") } }
 
     /// Which format specifiers are `%K`, in order, skipping quoted text.
     static func specifiers(_ predicate: String) -> [Character] {
@@ -65,7 +65,7 @@ final class PredicateConformanceTests: XCTestCase {
     }
 
     func testPredicateCases() throws {
-        let data = try Data(contentsOf: Self.conformance.appendingPathComponent("predicate-cases.json"))
+        let data = try Data(contentsOf: try Self.conformance.appendingPathComponent("predicate-cases.json"))
         let cases = try JSONDecoder().decode([Case].self, from: data)
         XCTAssertGreaterThan(cases.count, 200)
         let folder = try Fixtures.temporaryDirectory(self)
@@ -110,7 +110,7 @@ final class PredicateConformanceTests: XCTestCase {
     }
 
     func testDatasets() throws {
-        let data = try Data(contentsOf: Self.conformance.appendingPathComponent("predicate-datasets.json"))
+        let data = try Data(contentsOf: try Self.conformance.appendingPathComponent("predicate-datasets.json"))
         let datasets = try JSONDecoder().decode([Dataset].self, from: data)
         XCTAssertFalse(datasets.isEmpty)
         let folder = try Fixtures.temporaryDirectory(self)

@@ -2,19 +2,44 @@ import Foundation
 import XCTest
 
 /// Output of a running process, collected as it arrives, that a test can wait on.
-final class OutputBuffer {
+/// Sendable because a reader thread appends while the test waits: all state is behind `lock`.
+final class OutputBuffer: @unchecked Sendable {
     private let lock = NSLock()
     private var buffer = ""
+    /// The start of a character whose other bytes have not arrived yet.
+    private var unfinished: [UInt8] = []
     /// Where the next `expect` starts looking, so each waits for new output.
     private var mark: String.Index?
 
+    /// An empty buffer, filled by `append`.
+    init() {}
+
     /// Collects everything `pipe` delivers from now on.
-    init(_ pipe: Pipe) {
+    convenience init(_ pipe: Pipe) {
+        self.init()
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard let self, !data.isEmpty else { return }
-            self.lock.withLock { self.buffer += String(decoding: data, as: UTF8.self) }
+            self.append(data)
         }
+    }
+
+    func append(_ bytes: some Collection<UInt8>) {
+        lock.withLock {
+            let all = unfinished + bytes
+            let end = OutputBuffer.completeCharactersEnd(all)
+            buffer += String(decoding: all[..<end], as: UTF8.self)
+            unfinished = Array(all[end...])
+        }
+    }
+
+    /// Where the last complete UTF-8 character of `bytes` ends: a read can stop inside one.
+    private static func completeCharactersEnd(_ bytes: [UInt8]) -> Int {
+        guard let lead = bytes.indices.reversed().prefix(4).first(where: { bytes[$0] & 0xC0 != 0x80 }) else {
+            return bytes.count
+        }
+        let length = bytes[lead] >= 0xF0 ? 4 : bytes[lead] >= 0xE0 ? 3 : bytes[lead] >= 0xC0 ? 2 : 1
+        return bytes.count - lead < length ? lead : bytes.count
     }
 
     /// Everything seen so far.

@@ -1,39 +1,94 @@
 import Foundation
 import XCTest
 
-/// The built `cdinspect` on a pseudo-terminal, as a person at a terminal runs it. util-linux
-/// `script` makes the terminal and makes it the controlling one, so a Ctrl-C typed here
-/// goes through the terminal's line discipline and arrives as SIGINT, as from a keyboard.
+/// The built `cdinspect` on a pseudo-terminal of its own, as a person at a terminal runs it.
+/// The terminal is made here (`posix_openpt`) and becomes the process's controlling terminal
+/// (a new session opening it), so a Ctrl-C typed here goes through the terminal's line
+/// discipline and arrives as SIGINT, as from a keyboard; no `script` or other tool is needed.
 final class PseudoTerminal {
-    private let process = Process()
-    private let input = Pipe()
-    let screen: OutputBuffer
+    private let controller: Int32
+    private let child: ChildProcess
+    private var status: Int32?
+    let screen = OutputBuffer()
 
+    /// Runs `CLI.binary` with `arguments` on an 80×24 terminal.
     init(_ arguments: [String], environment: [String: String]) throws {
-        let command = ([CLI.binary.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        let terminalPath: String
+        (controller, terminalPath) = try PseudoTerminal.open()
         // An 80-column terminal, whatever runs the tests.
-        process.arguments = ["-qfec", "stty cols 80 rows 24; exec " + command.joined(separator: " "), "/dev/null"]
+        var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(controller, UInt(TIOCSWINSZ), &size)
+
         var env = ProcessInfo.processInfo.environment
         env["TERM"] = "xterm"
         env["NO_COLOR"] = "1"
         for (k, v) in environment { env[k] = v }
-        process.environment = env
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        screen = OutputBuffer(output)
-        try process.run()
+        do {
+            child = try ChildProcess([CLI.binary.path] + arguments, environment: env,
+                                     files: [0: terminalPath, 1: terminalPath, 2: terminalPath], newSession: true)
+        } catch {
+            close(controller)
+            throw error
+        }
+        // The reader owns the controller from here: it reads until the terminal's last other
+        // end closes (the process ended) and then closes it.
+        let controller = self.controller, screen = self.screen
+        let reader = Thread {
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(controller, &chunk, chunk.count)
+                if count > 0 { screen.append(chunk[..<count]); continue }
+                if count < 0 && errno == EINTR { continue }
+                break
+            }
+            close(controller)
+        }
+        reader.start()
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        if status == nil {
+            kill(child.pid, SIGKILL)
+            _ = child.wait()
+        }
+    }
+
+    /// A new pseudo-terminal: the controlling side, open, and the path of the terminal side.
+    private static func open() throws -> (Int32, String) {
+        #if canImport(Darwin)
+        let controller = posix_openpt(O_RDWR | O_NOCTTY)
+        guard controller >= 0 else { throw ChildProcess.failure("posix_openpt") }
+        guard grantpt(controller) == 0, unlockpt(controller) == 0, let name = ptsname(controller) else {
+            close(controller)
+            throw ChildProcess.failure("grantpt, unlockpt or ptsname")
+        }
+        let path = String(cString: name)
+        #else
+        // What posix_openpt, unlockpt and ptsname do on Linux, which Swift's Glibc module does
+        // not declare: the ioctls are TIOCSPTLCK and TIOCGPTN.
+        let controller = Glibc.open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        guard controller >= 0 else { throw ChildProcess.failure("open /dev/ptmx") }
+        var locked: Int32 = 0, number: UInt32 = 0
+        guard ioctl(controller, 0x4004_5431, &locked) == 0, ioctl(controller, 0x8004_5430, &number) == 0 else {
+            close(controller)
+            throw ChildProcess.failure("unlocking the pseudo-terminal")
+        }
+        let path = "/dev/pts/\(number)"
+        #endif
+        _ = fcntl(controller, F_SETFD, FD_CLOEXEC)
+        return (controller, path)
     }
 
     /// Keys as typed: `\t` is Tab, `\u{03}` Ctrl-C, `\u{04}` Ctrl-D, `\r` Return.
     func type(_ keys: String) {
-        input.fileHandleForWriting.write(Data(keys.utf8))
+        let bytes = Array(keys.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(controller, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return }
+            written += count
+        }
     }
 
     @discardableResult
@@ -43,5 +98,20 @@ final class PseudoTerminal {
 
     var seen: String { screen.text }
 
-    func wait() -> Int32? { process.exitStatus() }
+    /// The exit status once the process ends (128 + N if signal N ended it); nil if it is
+    /// still running after `timeout` seconds.
+    func wait(timeout: TimeInterval = 20) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while status == nil {
+            if let ended = child.poll() {
+                status = ended.status
+            } else if Date() >= deadline {
+                return nil
+            } else {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
+        return status
+    }
+
 }

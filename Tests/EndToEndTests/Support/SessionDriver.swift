@@ -5,7 +5,9 @@ import XCTest
 /// writing to the store, say), driven through its stdin line by line as a script would.
 /// After each batch of commands it sends `help quit` and reads up to that help text, so
 /// `run` returns exactly the batch's output.
-final class SessionDriver {
+/// Sendable because the pipes' handlers append on Foundation's reading threads: both buffers
+/// are behind `lock`.
+final class SessionDriver: @unchecked Sendable {
     private let process = Process()
     private let input = Pipe()
     private let output = Pipe()

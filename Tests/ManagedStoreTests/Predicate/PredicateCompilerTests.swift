@@ -5,7 +5,8 @@ import XCTest
 /// The SQL the compiler writes for the example model (Car ⊃ SportsCar, Person, Tag; Person.tags
 /// many-to-many), checked against an empty store made from that model.
 final class PredicateCompilerTests: XCTestCase {
-    static var store: PersistentStore!
+    /// Set once in the class set-up, before any of its tests runs, and only read after.
+    nonisolated(unsafe) static var store: PersistentStore!
 
     override class func setUp() {
         super.setUp()

@@ -1,3 +1,0 @@
-#include <stdio.h>
-#include <readline/readline.h>
-#include <readline/history.h>

@@ -1,0 +1,79 @@
+import Foundation
+
+/// A child process started with `posix_spawn`, for what `Process` cannot do: start in a new
+/// session (to own a terminal) and report the child's resource use when it ends.
+struct ChildProcess {
+    let pid: pid_t
+
+    /// Starts `arguments` with each of `files` opened as the given descriptor (read-write,
+    /// created if missing) and the rest of standard input, output and error on /dev/null.
+    /// In a `newSession`, the first terminal the child opens becomes its controlling one.
+    init(_ arguments: [String], environment: [String: String], files: [Int32: String], newSession: Bool = false) throws {
+        var actions = SpawnActions()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor: Int32 in 0...2 {
+            posix_spawn_file_actions_addopen(&actions, descriptor, files[descriptor] ?? "/dev/null", O_RDWR | O_CREAT, 0o600)
+        }
+
+        var attributes = SpawnAttributes()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Signals as a fresh process has them, whatever the test runner blocked or ignored.
+        var none = sigset_t(), defaults = sigset_t()
+        sigemptyset(&none)
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGPIPE, SIGTERM, SIGQUIT] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, (newSession ? ChildProcess.setSession : 0)
+                                    | Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+        guard result == 0 else { throw ChildProcess.failure("posix_spawn \(arguments[0])", code: result) }
+        self.pid = pid
+    }
+
+    /// The exit status (128 + N if signal N ended it) and the peak resident memory in bytes,
+    /// once the child ends; nil without blocking if it is still running.
+    func poll() -> (status: Int32, peakMemory: Int)? { reap(options: WNOHANG) }
+
+    /// As `poll`, waiting for the end.
+    func wait() -> (status: Int32, peakMemory: Int) {
+        while true {
+            if let ended = reap(options: 0) { return ended }
+        }
+    }
+
+    private func reap(options: Int32) -> (status: Int32, peakMemory: Int)? {
+        var raw: Int32 = 0
+        var usage = rusage()
+        guard wait4(pid, &raw, options, &usage) == pid else { return nil }
+        let signal = raw & 0x7f
+        #if canImport(Darwin)
+        let peak = Int(usage.ru_maxrss)  // bytes
+        #else
+        let peak = Int(usage.ru_maxrss) * 1024  // kilobytes
+        #endif
+        return (signal == 0 ? (raw >> 8) & 0xff : 128 + signal, peak)
+    }
+
+    static func failure(_ what: String, code: Int32 = errno) -> Error {
+        NSError(domain: "ChildProcess", code: Int(code),
+                userInfo: [NSLocalizedDescriptionKey: "\(what): \(String(cString: strerror(code)))"])
+    }
+
+    #if canImport(Darwin)
+    private static let setSession = Int16(0x0400)  // POSIX_SPAWN_SETSID
+    private typealias SpawnActions = posix_spawn_file_actions_t?
+    private typealias SpawnAttributes = posix_spawnattr_t?
+    #else
+    private static let setSession = Int16(0x80)  // POSIX_SPAWN_SETSID
+    private typealias SpawnActions = posix_spawn_file_actions_t
+    private typealias SpawnAttributes = posix_spawnattr_t
+    #endif
+}
