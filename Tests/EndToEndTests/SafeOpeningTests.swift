@@ -57,7 +57,7 @@ final class SafeOpeningTests: XCTestCase {
     }
 
     func testTruncatedFile() throws {
-        let store = try Fixtures.copy("alemar11_CoreDataPlus/SampleModel2__Fixtures__SampleModel2_V2.sqlite", into: folder, sidecars: [])
+        let store = try Fixtures.exampleStore(in: folder)
         let data = try XCTUnwrap(bytes(store.path))
         try data.prefix(data.count / 2).write(to: store)
         try assertFails(["entities", store.path], containing: "truncated")
@@ -66,7 +66,7 @@ final class SafeOpeningTests: XCTestCase {
     }
 
     func testCorruptFile() throws {
-        let store = try Fixtures.copy("hwaxxer_BookMigration/Model1.sqlite", into: folder, sidecars: [])
+        let store = try Fixtures.exampleStore(in: folder)
         var data = try XCTUnwrap(bytes(store.path))
         // Scribble over the schema page after the 100-byte header.
         for i in 100..<4096 { data[i] = UInt8(truncatingIfNeeded: i &* 31) }
@@ -75,7 +75,9 @@ final class SafeOpeningTests: XCTestCase {
     }
 
     func testLockedStore() throws {
-        let store = try Fixtures.copy("hwaxxer_BookMigration/Model1.sqlite", into: folder, sidecars: [])
+        let store = try Fixtures.exampleStore(in: folder)
+        // In WAL mode a writer's lock does not stop readers; in a rollback journal it does.
+        try SQLiteShell.run(store.path, "PRAGMA journal_mode=DELETE")
         let lock = try StoreLock(store.path)
         let result = try CLI.run(["entities", store.path], environment: ["CDINSPECT_BUSY_TIMEOUT": "0.2"])
         XCTAssertEqual(result.status, 1)
@@ -95,7 +97,7 @@ final class SafeOpeningTests: XCTestCase {
 
     func testNoPermission() throws {
         guard let runner = try asUnprivileged() else { throw XCTSkip("run as root without /usr/bin/setpriv to run as another user") }
-        let store = try Fixtures.copy("hwaxxer_BookMigration/Model1.sqlite", into: folder, sidecars: [])
+        let store = try Fixtures.exampleStore(in: folder)
         try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: store.path)
         let result = try CLI.run(["info", store.path], executable: runner.binary, prefix: runner.prefix)
         XCTAssertEqual(result.status, 1)

@@ -2,7 +2,7 @@ import Foundation
 
 /// Where command output goes. Rows are written as they are produced, and the sink is
 /// flushed after each command so another program can drive cdinspect line by line.
-public final class OutputSink: @unchecked Sendable {
+public final class OutputSink {
     private let handle: FileHandle
     // Appended to for every field of every row; the checks exclusivity enforcement would
     // add cost more than the writing itself, and the sink is only used from one thread.

@@ -10,6 +10,11 @@ import Foundation
 ///
 /// The level can change while a session runs (`sqldebug N`), so connections opened at level
 /// 0 are traced too and the hook returns at once until the level rises.
+///
+/// Sendable because GRDB's connection set-up closure, which attaches the trace hook, must be;
+/// unchecked because the level and the flag are plain variables. That is safe as used: the
+/// hook runs on a connection's queue only inside a synchronous `read` or `write`, while the
+/// thread that changes the level (between commands) waits for it, so no two run at once.
 public final class SQLDebugLog: @unchecked Sendable {
     /// 0 off; 1 SQL and timings; 2 adds bind values and the statement summary; 3 adds row
     /// values; 4 adds the query plan.

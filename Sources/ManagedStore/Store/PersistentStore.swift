@@ -3,7 +3,7 @@ import GRDB
 
 /// An open store: the file, a read-only connection, its metadata, its model and the mapping
 /// of that model onto the schema. Opening reads and never writes.
-public final class PersistentStore: @unchecked Sendable {
+public final class PersistentStore {
     public struct Options: Sendable {
         /// An `.xcdatamodeld`, `.xcdatamodel` or `contents` file, used when the store has no model cache.
         public var modelPath: String?
