@@ -118,6 +118,7 @@ enum LineEditor {
 #if !(Readline || Editline)
 /// Lines as the terminal's own line discipline edits them: no completion, no history.
 private enum PlainLines {
+    /// Touched only by the REPL loop's thread, like `LineEditor`'s handlers.
     nonisolated(unsafe) private static var partial: [UInt8] = []
 
     static func prompt(_ prompt: String) {

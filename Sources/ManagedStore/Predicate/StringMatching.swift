@@ -96,6 +96,7 @@ public enum StringMatching {
     }
 
     private static let regexLock = NSLock()
+    /// Read and written only while holding `regexLock`.
     nonisolated(unsafe) private static var regexCache: [String: NSRegularExpression] = [:]
 
     /// MATCHES: an ICU regular expression that must match the whole string. `^`/`$` match

@@ -43,6 +43,7 @@ public struct WALIndex: Sendable, Equatable {
 /// run straight past a pinned context.) So the file is opened once per path and left open.
 enum SharedMemoryFile {
     private static let lock = NSLock()
+    /// Read and written only while holding `lock`.
     nonisolated(unsafe) private static var descriptors: [String: Int32] = [:]
 
     static func descriptor(_ path: String) -> Int32? {

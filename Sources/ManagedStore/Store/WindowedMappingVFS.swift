@@ -38,6 +38,8 @@ public enum WindowedMappingVFS {
         return sqlite3_vfs_register(vfs, 1) == SQLITE_OK
     }()
 
+    /// Written once, inside `installed`'s initializer (which Swift runs once, under its own
+    /// lock), before SQLite can call any function of ours that reads it.
     nonisolated(unsafe) private static var realVFS: UnsafeMutablePointer<sqlite3_vfs>!
 
     /// Our file is SQLite's `sqlite3_file` header, then the window state, then the real file.

@@ -53,6 +53,7 @@ enum CLI {
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
         // Read both pipes before waiting, so a large output cannot fill a pipe and stall.
+        // `outData` is written on the other thread before `leave` and read after `wait`.
         nonisolated(unsafe) var outData = Data()
         let group = DispatchGroup()
         group.enter()
