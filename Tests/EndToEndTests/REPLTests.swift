@@ -99,3 +99,31 @@ final class REPLTests: XCTestCase {
         XCTAssertEqual(again.wait(), 0, again.seen)
     }
 }
+
+extension REPLTests {
+    /// The history file keeps the newest 2000 commands: a longer one is cut back when a session
+    /// starts, and Up (Ctrl-P) reaches the newest.
+    func testHistoryKeepsTheNewestCommands() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder, people: 5).path
+        let state = folder.appendingPathComponent("state")
+        let history = state.appendingPathComponent("cdinspect/history")
+        try FileManager.default.createDirectory(at: history.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try ((1...2100).map { "count Person --where 'age > \($0)'" } + ["count Tag"]).joined(separator: "\n").appending("\n")
+            .write(to: history, atomically: true, encoding: .utf8)
+
+        let terminal = try PseudoTerminal([store], environment: ["XDG_STATE_HOME": state.path])
+        terminal.expect("cdinspect main> ")
+        terminal.type("\u{10}\r")
+        terminal.expect("4\r\n")
+        terminal.type("quit\r")
+        XCTAssertEqual(terminal.wait(), 0, terminal.seen)
+
+        let lines = try String(contentsOf: history, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.first, "count Person --where 'age > 102'")
+        XCTAssertEqual(lines.suffix(3), ["count Tag", "count Tag", "quit"])
+        XCTAssertEqual(lines.count, 2002, "2000 kept at the start, two added")
+        let attributes = try FileManager.default.attributesOfItem(atPath: history.path)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+    }
+}
