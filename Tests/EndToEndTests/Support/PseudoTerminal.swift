@@ -17,7 +17,7 @@ final class PseudoTerminal {
         (controller, terminalPath) = try PseudoTerminal.open()
         // An 80-column terminal, whatever runs the tests.
         var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
-        _ = ioctl(controller, UInt(TIOCSWINSZ), &size)
+        _ = ioctl(controller, PseudoTerminal.setWindowSize, &size)
 
         var env = ProcessInfo.processInfo.environment
         env["TERM"] = "xterm"
@@ -52,6 +52,13 @@ final class PseudoTerminal {
             _ = child.wait()
         }
     }
+
+    #if canImport(Darwin)
+    /// TIOCSWINSZ, whose definition (an _IOW macro) Swift does not import from Darwin.
+    private static let setWindowSize: UInt = 0x8008_7467
+    #else
+    private static let setWindowSize = UInt(TIOCSWINSZ)
+    #endif
 
     /// A new pseudo-terminal: the controlling side, open, and the path of the terminal side.
     private static func open() throws -> (Int32, String) {
