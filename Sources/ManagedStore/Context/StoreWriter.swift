@@ -29,7 +29,15 @@ struct StoreWriter {
             guard let root = rootEntity(of: group[0].entity), let rootID = root.entityID else {
                 throw StoreError.sqlite("no Z_PRIMARYKEY row for the table \(table)")
             }
-            let max = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [rootID]) ?? 0
+            let stored = try DatabaseValue.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [rootID]) ?? .null
+            let max: Int64
+            switch stored.storage {
+            case .null: max = 0
+            case .int64(let value): max = value
+            default:
+                // Read as 0, it would hand out keys rows already have.
+                throw StoreError.primaryKeyCounterDamaged(entity: root.name, stored: stored.description)
+            }
             let newMax = max + Int64(group.count)
             try db.execute(sql: "UPDATE OR FAIL Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX = ?",
                            arguments: [newMax, rootID, max])

@@ -19,7 +19,9 @@ public final class StoreLoader {
         try queue.write { db in
             let loader = StoreLoader(mapping: mapping, db: db)
             for row in try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY") {
-                if let entity = mapping.entity(named: row[0]) { loader.maxPK[entity.table] = max(loader.maxPK[entity.table] ?? 0, row[1]) }
+                if let name = row.lenient(0, as: String.self), let entity = mapping.entity(named: name) {
+                    loader.maxPK[entity.table] = max(loader.maxPK[entity.table] ?? 0, row.lenient(1) ?? 0)
+                }
             }
             try body(loader)
             try loader.finish()

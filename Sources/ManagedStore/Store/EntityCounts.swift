@@ -17,7 +17,7 @@ public struct EntityCounts: Sendable {
             if let column = entities.first?.entityColumn {
                 var perID: [Int: Int] = [:]
                 for row in try Row.fetchAll(db, sql: "SELECT \(column), COUNT(*) FROM \(quoted) GROUP BY \(column)") {
-                    perID[row[0] ?? 0] = row[1]
+                    perID[row.lenient(0) ?? 0, default: 0] += row.lenient(1) ?? 0
                 }
                 for entity in entities {
                     own[entity.name] = entity.entityID.flatMap { perID[$0] } ?? 0

@@ -43,8 +43,8 @@ public final class PersistentStore {
                 var metadata: StoreMetadata?
                 if schema.isCoreDataStore,
                    let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") {
-                    let plist: Data? = row["Z_PLIST"]
-                    metadata = StoreMetadata(uuid: row["Z_UUID"] ?? "", plistBytes: plist.map { [UInt8]($0) })
+                    let plist = row.lenient("Z_PLIST", as: Data.self)
+                    metadata = StoreMetadata(uuid: row.lenient("Z_UUID") ?? "", plistBytes: plist.map { [UInt8]($0) })
                 }
                 var cache: [UInt8]?
                 if schema.isCoreDataStore, schema.table("Z_MODELCACHE") != nil {

@@ -60,18 +60,18 @@ public struct SchemaSnapshot: Sendable {
         let rows = try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'index') ORDER BY name")
         var indexNames: Set<String> = []
         for row in rows {
-            let type: String = row["type"]
-            let name: String = row["name"]
+            guard let type = row.lenient("type", as: String.self), let name = row.lenient("name", as: String.self) else { continue }
             if type == "index" { indexNames.insert(name); continue }
             if name.hasPrefix("sqlite_") { continue }
-            let sql: String = row["sql"] ?? ""
+            let sql = row.lenient("sql", as: String.self) ?? ""
             let isVirtual = sql.uppercased().hasPrefix("CREATE VIRTUAL TABLE")
             let quoted = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
             let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(quoted))").map {
-                Column(name: $0["name"], declaredType: $0["type"] ?? "", notNull: $0["notnull"] ?? false, primaryKeyIndex: $0["pk"] ?? 0)
+                Column(name: $0.lenient("name") ?? "", declaredType: $0.lenient("type") ?? "",
+                       notNull: $0.lenient("notnull") ?? false, primaryKeyIndex: $0.lenient("pk") ?? 0)
             }
             let foreignKeys = isVirtual ? [] : try Row.fetchAll(db, sql: "PRAGMA foreign_key_list(\(quoted))").map {
-                ForeignKey(column: $0["from"], table: $0["table"], toColumn: $0["to"])
+                ForeignKey(column: $0.lenient("from") ?? "", table: $0.lenient("table") ?? "", toColumn: $0.lenient("to"))
             }
             tables.append(Table(name: name, columns: columns, foreignKeys: foreignKeys, isVirtual: isVirtual))
         }
@@ -79,7 +79,8 @@ public struct SchemaSnapshot: Sendable {
         if let pk = tables.first(where: { $0.name == "Z_PRIMARYKEY" }),
            ["Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX"].allSatisfy(pk.hasColumn) {
             primaryKeys = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map {
-                PrimaryKeyRow(entityID: $0["Z_ENT"] ?? 0, name: $0["Z_NAME"] ?? "", superID: $0["Z_SUPER"] ?? 0, max: $0["Z_MAX"] ?? 0)
+                PrimaryKeyRow(entityID: $0.lenient("Z_ENT") ?? 0, name: $0.lenient("Z_NAME") ?? "",
+                              superID: $0.lenient("Z_SUPER") ?? 0, max: $0.lenient("Z_MAX") ?? 0)
             }
         }
         return SchemaSnapshot(tables: tables, indexNames: indexNames, primaryKeys: primaryKeys)

@@ -13,6 +13,9 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
     case unknownProperty(entity: String, name: String)
     case invalidModel(String)
     case sqlite(String)
+    /// `Z_PRIMARYKEY.Z_MAX`, the last primary key handed out for an entity's table, holds
+    /// something other than an integer (a hand-edited or damaged store).
+    case primaryKeyCounterDamaged(entity: String, stored: String)
     /// Ctrl-C (SIGINT) stopped the command; whatever it was writing was rolled back.
     case interrupted
 
@@ -45,6 +48,9 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
             return "cannot read the model: \(why)"
         case .sqlite(let message):
             return message
+        case .primaryKeyCounterDamaged(let entity, let stored):
+            return "Z_PRIMARYKEY's Z_MAX for \(entity) is \(stored), not an integer: "
+                + "new \(entity) objects cannot be given primary keys"
         }
     }
 }

@@ -1,0 +1,50 @@
+import Foundation
+import XCTest
+
+/// Stores whose Core Data tables hold values of the wrong SQLite type (everywhere SQLite allows
+/// one: `Z_PRIMARYKEY.Z_ENT`, an INTEGER PRIMARY KEY, cannot hold text), as a hand-edited or
+/// damaged store can: every reading command still answers (or fails with one line), never
+/// with a crash, and saving refuses rather than reuse primary keys.
+final class DamagedValueTests: ExampleStoreTestCase {
+    static let damage = [
+        "UPDATE Z_PRIMARYKEY SET Z_MAX = 'abc'",
+        "UPDATE Z_PRIMARYKEY SET Z_NAME = x'0102' WHERE Z_NAME = 'Tag'",
+        "UPDATE Z_PRIMARYKEY SET Z_SUPER = 2.5",
+        "UPDATE Z_METADATA SET Z_PLIST = 42",
+        "UPDATE Z_METADATA SET Z_UUID = x'00ff'",
+        "UPDATE ZPERSON SET ZAGE = 'old', ZBALANCE = x'01', ZNAME = 7 WHERE Z_PK = 1",
+        "UPDATE ZPERSON SET Z_ENT = 'three' WHERE Z_PK = 2",
+    ]
+
+    func testEveryCommandReadsAWronglyTypedValue() throws {
+        let pristine = try XCTUnwrap(FileManager.default.contents(atPath: store))
+        var commandsRun = 0
+        for sql in Self.damage {
+            let store: String = self.store
+            try pristine.write(to: URL(fileURLWithPath: store))
+            try SQLiteShell.run(store, sql)
+            for arguments: [String] in [["info", store], ["entities", store], ["schema", store], ["count", store, "Person"],
+                              ["fetch", store, "Person", "--limit", "3"], ["fetch", store, "Person", "--format", "json"],
+                              ["count", store, "Person", "--where", "age > 3 AND name BEGINSWITH 'd'"],
+                              [store, "-c", "fetch Tag", "-c", "fetch Car --where 'owner.age > 3'"]] {
+                let result = try CLI.run(arguments)
+                commandsRun += 1
+                let what = "\(sql): \(arguments.dropFirst().joined(separator: " "))"
+                XCTAssertTrue([0, 1].contains(result.status), "\(what) ended with status \(result.status): \(result.stderr)")
+                XCTAssertLessThanOrEqual(result.stderr.filter { $0 == "\n" }.count, 1, "\(what): \(result.stderr)")
+                XCTAssertFalse(result.stderr.contains("Fatal error"), what)
+            }
+        }
+        XCTAssertEqual(commandsRun, Self.damage.count * 8)
+    }
+
+    func testAPrimaryKeyCounterThatIsNotAnIntegerStopsASave() throws {
+        try SQLiteShell.run(store, "UPDATE Z_PRIMARYKEY SET Z_MAX = 'abc' WHERE Z_NAME = 'Tag'")
+        let result = try CLI.run([store, "-c", "insert Tag name=x", "-c", "save"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderr, "cdinspect: error: Z_PRIMARYKEY's Z_MAX for Tag is \"abc\", not an integer: "
+                       + "new Tag objects cannot be given primary keys\n")
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT count(*) FROM ZTAG"), "4")
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tag'"), "abc")
+    }
+}
