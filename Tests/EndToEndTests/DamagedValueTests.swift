@@ -48,3 +48,24 @@ final class DamagedValueTests: ExampleStoreTestCase {
         XCTAssertEqual(try SQLiteShell.read(store, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tag'"), "abc")
     }
 }
+
+/// Predicates nested far past any real one: an error with the column, from the subcommand
+/// and from a session with unsaved objects (whose predicate the evaluator walks too).
+final class DeepPredicateTests: ExampleStoreTestCase {
+    func testADeeplyNestedPredicateIsAnErrorNotACrash() throws {
+        let deep = String(repeating: "(", count: 20_000) + "age > 3" + String(repeating: ")", count: 20_000)
+        let expected = "cdinspect: error: predicate error at column 257: the predicate is nested more than 256 levels deep"
+        let oneShot = try CLI.run(["count", store, "Person", "--where", deep])
+        XCTAssertEqual(oneShot.status, 1)
+        XCTAssertTrue(oneShot.stderr.hasPrefix(expected), String(oneShot.stderr.prefix(300)))
+
+        let nots = String(repeating: "NOT ", count: 20_000) + "age > 3"
+        let script = "insert Person name=\"zz\" age=5 id=00000000-0000-4000-8000-00000000aaaa\n"
+            + "count Person --where '\(nots)'\ncount Person --where 'age > 3'\n"
+        let session = try CLI.run([store, "--keep-going"], stdin: script)
+        XCTAssertEqual(session.status, 1)
+        XCTAssertTrue(session.stderr.hasPrefix("cdinspect: error: line 2: predicate error at column 1025: the predicate is nested"),
+                      String(session.stderr.prefix(300)))
+        XCTAssertTrue(session.stdout.hasSuffix("51\n"), "the session goes on: \(session.stdout.suffix(200))")
+    }
+}

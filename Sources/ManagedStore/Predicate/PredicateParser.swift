@@ -52,6 +52,13 @@ private struct Parser {
     var argumentIndex = 0
     /// SUBQUERY iteration variables in scope; they shadow bound variables of the same name.
     var scopedVariables: [String] = []
+    /// How deep the tree being built is here: parentheses, braces, NOT and minus signs, and
+    /// each link of a chain of operators or key path steps. Every walk of a predicate (the
+    /// compiler, the evaluator, the printers) recurses once per level, so a predicate of
+    /// tens of thousands of levels would overflow the stack; past `maximumDepth` it is an
+    /// error instead.
+    var depth = 0
+    static let maximumDepth = 256
 
     init(_ source: String, arguments: [String], variables: [String: String]) throws {
         lexer = PredicateLexer(source)
@@ -96,6 +103,15 @@ private struct Parser {
         guard accept(p) else { throw error("expected \(what), found \(describe(token))") }
     }
 
+    /// One level deeper; the caller undoes it (`depth -= 1`) when its node is built.
+    mutating func deepen() throws {
+        depth += 1
+        guard depth <= Parser.maximumDepth else {
+            throw PredicateFormatError(.unsupported, "the predicate is nested more than \(Parser.maximumDepth) levels deep "
+                                       + "(parentheses, NOT, operators or key path steps)", predicate: lexer.source, position: position)
+        }
+    }
+
     func expectEnd() throws {
         guard token.kind == .end else {
             if isPunctuation(")") { throw error("unbalanced ')'") }
@@ -106,6 +122,8 @@ private struct Parser {
     // MARK: Predicates
 
     mutating func predicate() throws -> Predicate {
+        try deepen()
+        defer { depth -= 1 }
         var terms = [try conjunction()]
         while isKeyword("OR") || isPunctuation("||") {
             advance()
@@ -126,6 +144,8 @@ private struct Parser {
     mutating func negation() throws -> Predicate {
         if isKeyword("NOT") || isPunctuation("!") {
             advance()
+            try deepen()
+            defer { depth -= 1 }
             return .not(try negation())
         }
         return try primaryPredicate()
@@ -143,6 +163,8 @@ private struct Parser {
                 try expect(")", "')'")
                 return inner
             } catch let first as PredicateFormatError {
+                // Too deep is too deep whichever way the parenthesis is read.
+                if first.kind == .unsupported { throw first }
                 let reached = self.position
                 self = saved
                 do {
@@ -220,10 +242,15 @@ private struct Parser {
     // MARK: Expressions
 
     mutating func expression() throws -> PredicateOperand {
+        try deepen()
+        var chain = 1
+        defer { depth -= chain }
         var left = try term()
         while isPunctuation("+") || isPunctuation("-") {
             let op: ArithmeticOperator = isPunctuation("+") ? .add : .subtract
             advance()
+            try deepen()
+            chain += 1
             let right = try term()
             left = PredicateOperand(.arithmetic(op, left, right), at: left.position)
         }
@@ -231,8 +258,12 @@ private struct Parser {
     }
 
     mutating func term() throws -> PredicateOperand {
+        var chain = 0
+        defer { depth -= chain }
         var left = try power()
         while isPunctuation("*") || isPunctuation("/") {
+            try deepen()
+            chain += 1
             let op: ArithmeticOperator = isPunctuation("*") ? .multiply : .divide
             advance()
             let right = try power()
@@ -242,8 +273,12 @@ private struct Parser {
     }
 
     mutating func power() throws -> PredicateOperand {
+        var chain = 0
+        defer { depth -= chain }
         var left = try unary()
         while accept("**") {
+            try deepen()
+            chain += 1
             let right = try unary()
             left = PredicateOperand(.arithmetic(.power, left, right), at: left.position)
         }
@@ -253,6 +288,8 @@ private struct Parser {
     mutating func unary() throws -> PredicateOperand {
         let start = position
         if accept("-") {
+            try deepen()
+            defer { depth -= 1 }
             let operand = try unary()
             switch operand.kind {
             case .constant(.integer(let i)): return PredicateOperand(.constant(.integer(-i)), at: start)
@@ -264,8 +301,14 @@ private struct Parser {
     }
 
     mutating func postfix() throws -> PredicateOperand {
+        var chain = 0
+        defer { depth -= chain }
         var node = try primary()
         while true {
+            if isPunctuation(".") || isPunctuation("[") {
+                try deepen()
+                chain += 1
+            }
             if accept(".") {
                 let keyPosition = position
                 switch token.kind {

@@ -117,3 +117,45 @@ final class PredicateParserTests: XCTestCase {
         XCTAssertEqual(e.description.split(separator: "\n").last.map(String.init), "       ^")
     }
 }
+
+extension PredicateParserTests {
+    /// Nesting tens of thousands deep, in every way the grammar allows, is an error at the
+    /// 257th level, never a stack overflow in the parser or in any later walk of the tree.
+    func testNestingDeeperThanTheLimitIsAnError() throws {
+        let deep = 20_000
+        let cases = [
+            String(repeating: "(", count: deep) + "age > 3" + String(repeating: ")", count: deep),
+            String(repeating: "(", count: deep) + "age",
+            String(repeating: "NOT ", count: deep) + "age > 3",
+            String(repeating: "!", count: deep) + "age > 3",
+            "age IN " + String(repeating: "{", count: deep) + "1" + String(repeating: "}", count: deep),
+            "age > " + String(repeating: "-", count: deep) + "1",
+            "age > " + Array(repeating: "1", count: deep).joined(separator: " + "),
+            "age > " + Array(repeating: "2", count: deep).joined(separator: " * "),
+            "age > " + Array(repeating: "2", count: deep).joined(separator: " ** "),
+            Array(repeating: "cars", count: deep).joined(separator: ".") + " == nil",
+            "tags" + String(repeating: "[0]", count: deep) + " == nil",
+            "SUBQUERY(cars, $c, " + String(repeating: "(", count: deep) + "$c.year > 1" + String(repeating: ")", count: deep) + ").@count > 0",
+        ]
+        for text in cases {
+            do {
+                _ = try parse(text)
+                XCTFail("parsed: \(text.prefix(40))…")
+            } catch let error as PredicateFormatError {
+                XCTAssertEqual(error.kind, .unsupported, "\(text.prefix(40))…")
+                XCTAssertEqual(error.message, "the predicate is nested more than 256 levels deep (parentheses, NOT, operators or key path steps)")
+                XCTAssertLessThan(error.position, 2_000, "reported where the limit is passed: \(text.prefix(40))…")
+            }
+        }
+    }
+
+    func testNestingUpToTheLimitParses() throws {
+        // The whole predicate and the comparison's expression are two of the 256 levels.
+        let parens = String(repeating: "(", count: 254) + "age > 3" + String(repeating: ")", count: 254)
+        let inner = try XCTUnwrap(comparison(try parse(parens)))
+        XCTAssertEqual(keys(inner.left), ["age"])
+        XCTAssertEqual(inner.op, .greater)
+        XCTAssertNoThrow(try parse(String(repeating: "NOT ", count: 200) + "age > 3"))
+        XCTAssertNoThrow(try parse(Array(repeating: "cars", count: 200).joined(separator: ".") + " == nil"))
+    }
+}
