@@ -50,11 +50,17 @@ public enum StringMatching {
     /// CONTAINS, BEGINSWITH, ENDSWITH. An empty search string matches nothing, as
     /// `rangeOfString:` finds nothing for it (predicate-pitfalls.md §6).
     public static func search(_ haystack: String, _ needle: String, _ mode: SearchMode, _ options: ComparisonOptions) -> Bool {
-        let h = scalars(haystack, options), n = scalars(needle, options)
+        search(haystack, folded: scalars(needle, options), mode, options)
+    }
+
+    /// As `search`, with the needle already folded: a store fetch folds it once per
+    /// statement, not once per row (a long needle under `[d]` costs more to fold than to find).
+    static func search(_ haystack: String, folded n: [Unicode.Scalar], _ mode: SearchMode, _ options: ComparisonOptions) -> Bool {
+        let h = scalars(haystack, options)
         guard !n.isEmpty, n.count <= h.count else { return false }
         switch mode {
-        case .beginsWith: return Array(h.prefix(n.count)) == n
-        case .endsWith: return Array(h.suffix(n.count)) == n
+        case .beginsWith: return h[..<n.count].elementsEqual(n)
+        case .endsWith: return h[(h.count - n.count)...].elementsEqual(n)
         case .contains:
             let first = n[0]
             var i = 0
@@ -69,30 +75,44 @@ public enum StringMatching {
     /// LIKE: `*` any run of characters (newlines too), `?` exactly one, `\` makes the next
     /// character literal; everything else is literal and the whole string must match.
     public static func like(_ text: String, _ pattern: String, _ options: ComparisonOptions) -> Bool {
-        let t = scalars(text, options)
-        var p: [(scalar: Unicode.Scalar, wildcard: Bool)] = []
-        var escaped = false
-        for c in scalars(pattern, options) {
-            if escaped { p.append((c, false)); escaped = false; continue }
-            if c == "\\" { escaped = true; continue }
-            p.append((c, c == "*" || c == "?"))
-        }
-        if escaped { p.append(("\\", false)) }
-        var ti = 0, pi = 0
-        var star = -1, mark = 0
-        while ti < t.count {
-            if pi < p.count, p[pi].wildcard, p[pi].scalar == "*" {
-                star = pi; mark = ti; pi += 1
-            } else if pi < p.count, (p[pi].wildcard && p[pi].scalar == "?") || (!p[pi].wildcard && p[pi].scalar == t[ti]) {
-                ti += 1; pi += 1
-            } else if star >= 0 {
-                pi = star + 1; mark += 1; ti = mark
-            } else {
-                return false
+        LikePattern(pattern, options).matches(text, options)
+    }
+
+    /// A LIKE pattern, folded and split into literals and wildcards once.
+    struct LikePattern {
+        let items: [(scalar: Unicode.Scalar, wildcard: Bool)]
+
+        init(_ pattern: String, _ options: ComparisonOptions) {
+            var items: [(scalar: Unicode.Scalar, wildcard: Bool)] = []
+            var escaped = false
+            for c in StringMatching.scalars(pattern, options) {
+                if escaped { items.append((c, false)); escaped = false; continue }
+                if c == "\\" { escaped = true; continue }
+                items.append((c, c == "*" || c == "?"))
             }
+            if escaped { items.append(("\\", false)) }
+            self.items = items
         }
-        while pi < p.count, p[pi].wildcard, p[pi].scalar == "*" { pi += 1 }
-        return pi == p.count
+
+        func matches(_ text: String, _ options: ComparisonOptions) -> Bool {
+            let t = StringMatching.scalars(text, options)
+            let p = items
+            var ti = 0, pi = 0
+            var star = -1, mark = 0
+            while ti < t.count {
+                if pi < p.count, p[pi].wildcard, p[pi].scalar == "*" {
+                    star = pi; mark = ti; pi += 1
+                } else if pi < p.count, (p[pi].wildcard && p[pi].scalar == "?") || (!p[pi].wildcard && p[pi].scalar == t[ti]) {
+                    ti += 1; pi += 1
+                } else if star >= 0 {
+                    pi = star + 1; mark += 1; ti = mark
+                } else {
+                    return false
+                }
+            }
+            while pi < p.count, p[pi].wildcard, p[pi].scalar == "*" { pi += 1 }
+            return pi == p.count
+        }
     }
 
     private static let regexLock = NSLock()

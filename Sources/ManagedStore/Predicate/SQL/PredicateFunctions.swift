@@ -76,13 +76,39 @@ public enum PredicateFunctions {
     static let search: @convention(c) (OpaquePointer?, Int32, Arguments) -> Void = { context, _, argv in
         guard let h = text(argv, 0), let n = text(argv, 1) else { return sqlite3_result_null(context) }
         let mode = StringMatching.SearchMode(rawValue: integer(argv, 2)) ?? .contains
-        result(context, StringMatching.search(h, n, mode, options(argv, 3)))
+        let options = options(argv, 3)
+        let needle = prepared(context, argument: 1, options: options) { StringMatching.scalars(n, options) }
+        result(context, StringMatching.search(h, folded: needle, mode, options))
     }
 
     /// `cdi_like(text, pattern, options)`: NSPredicate LIKE (`*`, `?`, `\`), whole string.
     static let like: @convention(c) (OpaquePointer?, Int32, Arguments) -> Void = { context, _, argv in
         guard let t = text(argv, 0), let p = text(argv, 1) else { return sqlite3_result_null(context) }
-        result(context, StringMatching.like(t, p, options(argv, 2)))
+        let options = options(argv, 2)
+        let pattern = prepared(context, argument: 1, options: options) { StringMatching.LikePattern(p, options) }
+        result(context, pattern.matches(t, options))
+    }
+
+    /// What a function makes of one of its arguments (a folded needle, a parsed pattern),
+    /// made once per statement while the argument is the same for every row, as it is when
+    /// it comes from the predicate: SQLite keeps it with the argument (`sqlite3_set_auxdata`)
+    /// and drops it when the argument changes. Folding a long pattern for every row made a
+    /// `[cd]` comparison cost the pattern's length times the rows.
+    static func prepared<Value>(_ context: OpaquePointer?, argument: Int32, options: ComparisonOptions,
+                                _ make: () -> Value) -> Value {
+        if let raw = sqlite3_get_auxdata(context, argument) {
+            let kept = Unmanaged<PreparedArgument<Value>>.fromOpaque(raw).takeUnretainedValue()
+            if kept.options == options { return kept.value }
+        }
+        let value = make()
+        let kept = PreparedArgument(value: value, options: options)
+        sqlite3_set_auxdata(context, argument, Unmanaged.passRetained(kept).toOpaque(), releasePrepared)
+        return value
+    }
+
+    static let releasePrepared: @convention(c) (UnsafeMutableRawPointer?) -> Void = { raw in
+        guard let raw else { return }
+        Unmanaged<AnyObject>.fromOpaque(raw).release()
     }
 
     /// `cdi_matches(text, regex, options)`: MATCHES, an ICU regular expression.
@@ -112,5 +138,16 @@ public enum PredicateFunctions {
         case "trunc": result(context, x.rounded(.towardZero))
         default: sqlite3_result_null(context)
         }
+    }
+}
+
+/// A prepared argument kept by SQLite between rows, with the options it was folded under.
+final class PreparedArgument<Value> {
+    let value: Value
+    let options: ComparisonOptions
+
+    init(value: Value, options: ComparisonOptions) {
+        self.value = value
+        self.options = options
     }
 }

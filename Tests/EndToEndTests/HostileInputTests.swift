@@ -69,3 +69,28 @@ final class DeepPredicateTests: ExampleStoreTestCase {
         XCTAssertTrue(session.stdout.hasSuffix("51\n"), "the session goes on: \(session.stdout.suffix(200))")
     }
 }
+
+/// `[c]`/`[d]` string comparisons fold the predicate's side once per statement, and a side
+/// that changes from row to row (another key path) is folded afresh for each row.
+final class FoldedPatternTests: ExampleStoreTestCase {
+    func testLongPatternsAndPerRowPatterns() throws {
+        let accented = String(repeating: "á", count: 1000)
+        try SQLiteShell.run(store, """
+            INSERT INTO ZPERSON(Z_PK, Z_ENT, Z_OPT, ZNAME, ZAGE) VALUES (1000, 3, 1, '\(accented)', 30);
+            UPDATE Z_PRIMARYKEY SET Z_MAX = 1000 WHERE Z_NAME = 'Person';
+            """)
+        let plain = String(repeating: "A", count: 1000)
+        var script = ""
+        for predicate in ["name ==[cd] \"\(plain)\"", "name LIKE[cd] \"a*\(plain.prefix(10))\"", "name CONTAINS[d] \"\(plain.lowercased().prefix(500))\"",
+                          "name BEGINSWITH[cd] \"\(plain.prefix(999))\"", "name ENDSWITH[d] \"\(plain.lowercased().prefix(1))\"",
+                          "name ==[c] \"\(plain)\"", "homepage CONTAINS[c] name", "homepage ENDSWITH[cd] name",
+                          "name LIKE[cd] \"\(String(repeating: "x", count: 300_000))\""] {
+            script += "count Person --where '\(predicate)'\n"
+        }
+        let result = try CLI.run([store], stdin: script)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        // The accented name folds to the plain one under [d] only. Each of the ten homepages
+        // ends in its own person's name: a needle kept from the first row would match one.
+        XCTAssertEqual(result.stdout.split(separator: "\n"), ["1", "1", "1", "1", "1", "0", "10", "10", "0"])
+    }
+}
