@@ -34,7 +34,15 @@ struct CDInspect: ParsableCommand {
                 print(fullMessage(for: error))
                 status = ExitStatus.success
             } else {
-                Diagnostics.error(fullMessage(for: error))
+                // One error line and the usage line: the parser's full message repeats
+                // "Error:" and adds the option's help, which `--help` gives.
+                Diagnostics.error(message(for: error))
+                let usage = fullMessage(for: error).split(separator: "\n").first { $0.hasPrefix("Usage: ") }
+                if let usage {
+                    // The session is the default subcommand, typed without its hidden name.
+                    let shown = usage.replacingOccurrences(of: "Usage: cdinspect session ", with: "Usage: cdinspect ")
+                    FileHandle.standardError.write(Data((shown + "\n").utf8))
+                }
                 status = ExitStatus.usage
             }
         }

@@ -86,6 +86,11 @@ final class CommandLineTests: XCTestCase {
             let result = try CLI.run(arguments)
             XCTAssertEqual(result.status, 64, "\(arguments): \(result.stderr)")
             XCTAssertTrue(result.stderr.hasPrefix("cdinspect: error: "), result.stderr)
+            // One error line, at most a usage line after it; no doubled "Error:".
+            let lines = result.stderr.split(separator: "\n")
+            XCTAssertLessThanOrEqual(lines.count, 2, result.stderr)
+            XCTAssertTrue(lines.dropFirst().allSatisfy { $0.hasPrefix("Usage: cdinspect") }, result.stderr)
+            XCTAssertFalse(result.stderr.contains("Error:"), result.stderr)
         }
         let unknown = try CLI.run([store.path, "-c", "frobnicate"])
         XCTAssertEqual(unknown.status, 64)

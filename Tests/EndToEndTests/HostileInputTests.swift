@@ -94,3 +94,40 @@ final class FoldedPatternTests: ExampleStoreTestCase {
         XCTAssertEqual(result.stdout.split(separator: "\n"), ["1", "1", "1", "1", "1", "0", "10", "10", "0"])
     }
 }
+
+/// Scripts as other tools and other systems write them, and the small inputs that used to
+/// slip through: each runs as written or fails with one line.
+final class InputHygieneTests: ExampleStoreTestCase {
+    func testAWindowsScriptRunsAsWritten() throws {
+        let result = try CLI.run([store], stdin: "\u{FEFF}count Person\r\ncount Tag \\\r\n  --where \"name != nil\"\r\n")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout, "50\n4\n")
+    }
+
+    func testANulByteIsAnErrorNamingTheLine() throws {
+        let result = try CLI.run([store, "--keep-going"], stdin: "count Person\ncount \u{0}Tag\ncount Tag\n")
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderr, "cdinspect: error: line 2: the line holds a NUL byte, which no command takes\n")
+        XCTAssertEqual(result.stdout, "50\n4\n")
+    }
+
+    func testReadingAFolderIsAnError() throws {
+        let result = try CLI.run([store, "-c", "read \(folder.path)"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderr, "cdinspect: error: cannot read \(folder.path): it is a directory, not a script\n")
+    }
+
+    func testLimitZeroMeansNoLimit() throws {
+        let result = try CLI.run(["fetch", store, "Person", "--limit", "0", "--as", "ids"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout.split(separator: "\n").count, 50 + 2, "all 50, under a two-line header")
+    }
+
+    func testAContextNeedsAName() throws {
+        for name in ["''", "'  '"] {
+            let result = try CLI.run([store, "-c", "context new \(name)"])
+            XCTAssertEqual(result.status, 64)
+            XCTAssertEqual(result.stderr, "cdinspect: error: a context needs a name that is not empty or blank\n")
+        }
+    }
+}

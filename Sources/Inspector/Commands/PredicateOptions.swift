@@ -47,7 +47,7 @@ public struct FetchShapeOptions: ParsableArguments {
     @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Sort by KEY (a key path through to-one relationships), ascending or :desc; repeatable.", valueName: "key[:desc]"))
     public var sort: [String] = []
 
-    @Option(name: .long, help: "Return at most N objects.")
+    @Option(name: .long, help: "Return at most N objects (0: no limit, as a fetchLimit of 0 means).")
     public var limit: Int?
 
     @Option(name: .long, help: "Skip the first N objects.")
@@ -88,7 +88,7 @@ public struct FetchShapeOptions: ParsableArguments {
             return list
         }
         return FetchRequest(entityName: entity, predicate: try predicate.predicate(warn: warn), predicateText: predicate.text,
-                            sortDescriptors: sorts, fetchLimit: limit, fetchOffset: offset, propertiesToFetch: keyList,
+                            sortDescriptors: sorts, fetchLimit: limit == 0 ? nil : limit, fetchOffset: offset, propertiesToFetch: keyList,
                             resultType: type, batchSize: batchSize)
     }
 }

@@ -48,6 +48,10 @@ public final class ContextSet {
 
     @discardableResult
     public func add(_ name: String, parent: String?, mergePolicy: MergePolicy) throws -> Context {
+        // A blank name could be neither shown in the prompt nor given to --context.
+        guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw CommandError.usage("a context needs a name that is not empty or blank")
+        }
         guard !contexts.contains(where: { $0.name == name }) else { throw ContextError.contextExists(name) }
         let context = Context(name: name, coordinator: coordinator, parent: try parent.map(named), mergePolicy: mergePolicy)
         contexts.append(context)

@@ -69,6 +69,10 @@ public final class Interpreter {
     /// the error names the file and line.
     func read(script path: String) throws {
         guard !reading.contains(path) else { throw CommandError.failed("\(path) is already being read (a script cannot read itself)") }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            throw CommandError.failed("cannot read \(path): it is a directory, not a script")
+        }
         guard let file = fopen(path, "r") else {
             throw CommandError.failed("cannot read \(path): \(String(cString: strerror(errno)))")
         }

@@ -27,7 +27,17 @@ public struct ScriptRunner {
             number += 1
             if pending.isEmpty { startLine = number }
             var line = raw
+            // A script saved on Windows: a byte order mark first, CRLF line ends.
+            if number == 1, line.hasPrefix("\u{FEFF}") { line.removeFirst() }
             if line.hasSuffix("\r") { line.removeLast() }
+            if line.contains("\0") {
+                let error = CommandError.failed("the line holds a NUL byte, which no command takes")
+                report(number, error)
+                firstError = firstError ?? error
+                if !keepGoing { return error }
+                pending = ""
+                continue
+            }
             if line.hasSuffix("\\") && !line.hasSuffix("\\\\") {
                 pending += line.dropLast() + " "
                 continue
@@ -83,8 +93,12 @@ public struct LineReader: Sequence, IteratorProtocol {
         defer { free(buffer) }
         let count = getline(&buffer, &capacity, file)
         guard count >= 0, let buffer else { return nil }
-        var line = String(cString: buffer)
-        if line.hasSuffix("\n") { line.removeLast() }
-        return line
+        // Decoded with its length, so a NUL byte stays in the line (and is refused) instead
+        // of silently ending it. The line end goes first, as bytes: to a String, "\r\n" is
+        // one character, which neither "\r" nor "\n" matches.
+        var bytes = UnsafeRawBufferPointer(start: buffer, count: count)[...]
+        if bytes.last == UInt8(ascii: "\n") { bytes = bytes.dropLast() }
+        if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
