@@ -131,3 +131,24 @@ final class InputHygieneTests: ExampleStoreTestCase {
         }
     }
 }
+
+/// A subcommand and the same command in a session: the same context errors, and no
+/// switch that would silently do nothing.
+final class OneShotContextTests: ExampleStoreTestCase {
+    func testContextSwitchesInASubcommand() throws {
+        let session = try CLI.run([store, "-c", "count Person --context nosuch"])
+        for command in ["fetch", "count"] {
+            let oneShot = try CLI.run([command, store, "Person", "--context", "nosuch"])
+            XCTAssertEqual(oneShot.status, 1)
+            XCTAssertEqual(oneShot.stderr, session.stderr)
+            XCTAssertEqual(try CLI.run([command, store, "Person", "--context", "background"]).status, 0)
+            for flag in ["--no-faults", "--refresh", "--no-pending"] {
+                let refused = try CLI.run([command, store, "Person", flag])
+                XCTAssertEqual(refused.status, 64, "\(command) \(flag)")
+                XCTAssertTrue(refused.stderr.hasPrefix("cdinspect: error: \(flag) changes a fetch only in a session"), refused.stderr)
+            }
+        }
+        XCTAssertEqual(session.stderr, "cdinspect: error: no context named 'nosuch' (see 'context list')\n")
+        XCTAssertEqual(try CLI.run([store, "-c", "fetch Person --refresh --no-faults --no-pending --limit 1"]).status, 0)
+    }
+}

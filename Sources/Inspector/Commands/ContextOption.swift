@@ -34,6 +34,21 @@ public struct ContextFetchOptions: ParsableArguments {
 
     public init() {}
 
+    /// A run of one command (a subcommand) reads the store directly: no object is
+    /// registered before it and no change is pending, so these switches could change
+    /// nothing there and are refused rather than ignored. Its context must still be one a
+    /// fresh session has, as in a session.
+    func checkUsable(in session: Session) throws {
+        guard !session.usesContexts else { return }
+        if let name = context.context, !ContextSet.initialNames.contains(name) {
+            throw ContextError.unknownContext(name)
+        }
+        for (flag, isOn) in [("--no-faults", noFaults), ("--refresh", refresh), ("--no-pending", noPending)] where isOn {
+            throw CommandError.usage("\(flag) changes a fetch only in a session, where objects and unsaved changes "
+                                     + "outlive a command (cdinspect STORE -c '...')")
+        }
+    }
+
     var options: FetchOptions {
         var options = FetchOptions()
         options.returnsObjectsAsFaults = !noFaults

@@ -28,6 +28,7 @@ public struct FetchCommand: SessionCommand {
             try FetchCommand.printCount(request, in: session, format: format, options: inContext)
             return
         }
+        try inContext.checkUsable(in: session)
         let plan = try FetchPlan(request, store: session.store)
         plan.warnings.forEach(session.warn)
         let showsID = request.resultType != .dicts
@@ -86,6 +87,7 @@ public struct FetchCommand: SessionCommand {
 
     static func printCount(_ request: FetchRequest, in session: Session, format: OutputFormat,
                            options: ContextFetchOptions) throws {
+        try options.checkUsable(in: session)
         let plan = try FetchPlan(request, store: session.store)
         plan.warnings.forEach(session.warn)
         let n = session.usesContexts

@@ -13,11 +13,13 @@ public final class ContextSet {
     private var results: [ObjectIdentifier: [ManagedObject]] = [:]
     private var incoming: [ObjectIdentifier: [ManagedObject]] = [:]
     public static let resultLimit = 10_000
+    /// The contexts every session starts with: `main` (current) and `background`.
+    public static let initialNames = ["main", "background"]
 
     public init(store: PersistentStore) {
         coordinator = Coordinator(store: store)
-        let main = Context(name: "main", coordinator: coordinator, mergePolicy: .error)
-        let background = Context(name: "background", coordinator: coordinator, mergePolicy: .error)
+        let main = Context(name: ContextSet.initialNames[0], coordinator: coordinator, mergePolicy: .error)
+        let background = Context(name: ContextSet.initialNames[1], coordinator: coordinator, mergePolicy: .error)
         main.automaticallyMergesChanges = true
         background.automaticallyMergesChanges = true
         contexts = [main, background]
