@@ -207,6 +207,43 @@ final class FixtureModelTests: XCTestCase {
         XCTAssertEqual((book["storage"] as! [String: Any])["entityColumn"] as? String, "Z1_BOOK")
     }
 
+    /// Every entity of every fixture counts the rows SQL finds under its `Z_ENT` subtree (as
+    /// `Z_PRIMARYKEY.Z_SUPER` links it), and every row of a table belongs to some entity.
+    /// `SampleModel_V2` renamed ExpensiveSportCar to LuxuryCar, and `Z_PRIMARYKEY` keeps the
+    /// old name: the model's numbering still finds LuxuryCar's 5 rows.
+    func testEveryEntityCountsItsRowsAndNoRowIsLost() throws {
+        var checked = 0
+        for relative in try Fixtures.stores {
+            let store = try Fixtures.copy(relative, into: folder.appendingPathComponent(UUID().uuidString, isDirectory: true).creatingDirectory())
+            let path = store.path
+            guard try SQLiteShell.read(path, "SELECT count(*) FROM sqlite_master WHERE name = 'Z_PRIMARYKEY'") == "1" else { continue }
+            var children: [Int: [Int]] = [:]
+            for line in try SQLiteShell.read(path, "SELECT Z_ENT || ',' || Z_SUPER FROM Z_PRIMARYKEY").split(separator: "\n") {
+                let pair = line.split(separator: ",").compactMap { Int($0) }
+                if pair.count == 2 { children[pair[1], default: []].append(pair[0]) }
+            }
+            func subtree(_ id: Int) -> [Int] { [id] + (children[id] ?? []).flatMap(subtree) }
+            let list = try XCTUnwrap(CLI.json(["entities", path, "--format", "json"]) as? [[String: Any]])
+            var ownByTable: [String: Int] = [:]
+            for entity in list {
+                guard let table = entity["table"] as? String, let id = entity["entityID"] as? Int else { continue }
+                let ids = subtree(id).map(String.init).joined(separator: ",")
+                let expected = try SQLiteShell.read(path, "SELECT count(*) FROM \(table) WHERE Z_ENT IN (\(ids))")
+                XCTAssertEqual(entity["count"] as? Int, Int(expected), "\(relative) \(entity["name"] ?? "")")
+                ownByTable[table, default: 0] += entity["own"] as? Int ?? 0
+                checked += 1
+            }
+            for (table, own) in ownByTable {
+                XCTAssertEqual(String(own), try SQLiteShell.read(path, "SELECT count(*) FROM \(table)"), "\(relative): rows of \(table) no entity owns")
+            }
+            if relative.hasSuffix("SampleModel__Fixtures__SampleModel_V2.sqlite") {
+                XCTAssertEqual(try CLI.run(["count", path, "Car"]).stdout, "125\n")
+                XCTAssertEqual(try CLI.run(["count", path, "LuxuryCar"]).stdout, "5\n")
+            }
+        }
+        XCTAssertGreaterThan(checked, 100)
+    }
+
     func testEveryFixtureOpensWithEveryFormat() throws {
         for relative in try Fixtures.stores {
             let store = try Fixtures.copy(relative, into: folder.appendingPathComponent(UUID().uuidString, isDirectory: true).creatingDirectory())

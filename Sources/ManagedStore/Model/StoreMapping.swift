@@ -44,7 +44,23 @@ public struct StoreMapping: Sendable {
             self.schema = schema
             isCoreData = model.source != .plainSQLite
             for row in schema.primaryKeys { ids[row.name] = row.entityID }
-            if isCoreData { assignColumns() }
+            if isCoreData {
+                matchRenamedEntities()
+                assignColumns()
+            }
+        }
+
+        /// A migration that renamed an entity can leave the old name in `Z_PRIMARYKEY` (the
+        /// fixture SampleModel_V2 keeps `ExpensiveSportCar` for the model's `LuxuryCar`). An
+        /// entity no row names takes the row the model's own numbering gives it, when that
+        /// row's name belongs to no entity of the model, so its rows are not lost.
+        mutating func matchRenamedEntities() {
+            let modelNames = Set(model.entities.map { $0.name.lowercased() })
+            let unclaimed = Set(schema.primaryKeys.filter { !modelNames.contains($0.name.lowercased()) }.map(\.entityID))
+            guard !unclaimed.isEmpty else { return }
+            for (name, number) in ColumnNaming.entityIDs(model) where id(name) == nil && unclaimed.contains(number) {
+                ids[name] = number
+            }
         }
 
         func id(_ entity: String) -> Int? { ids[entity] ?? ids.first { $0.key.caseInsensitiveCompare(entity) == .orderedSame }?.value }
