@@ -28,11 +28,12 @@ static inline const char *cdi_line_editor_name(void) {
 }
 
 /* The name for ~/.inputrc or ~/.editrc conditionals, the characters that end a word for
-   completion, and the completion function. Both strings must outlive the editor. The string
-   globals are `char *` in some libedit releases and `const char *` in others and in GNU
-   readline: a `void *` assigns to either. */
+   completion, the completion function, and how many lines the history keeps. Both strings
+   must outlive the editor. The string globals are `char *` in some libedit releases and
+   `const char *` in others and in GNU readline: a `void *` assigns to either. */
 static inline void cdi_line_editor_configure(const char *name, const char *word_breaks,
-                                             cdi_completion_function *completion) {
+                                             cdi_completion_function *completion, int history_limit) {
+    stifle_history(history_limit);
     rl_readline_name = (void *)name;
     rl_basic_word_break_characters = (void *)word_breaks;
     rl_attempted_completion_function = completion;
@@ -62,9 +63,8 @@ static inline void cdi_line_editor_remove(void) {
     rl_callback_handler_remove();
 }
 
-/* Adds a line to the history the Up key walks, keeping at most `limit` lines. */
-static inline void cdi_history_add(const char *line, int limit) {
-    stifle_history(limit);
+/* Adds a line to the history the Up key walks. */
+static inline void cdi_history_add(const char *line) {
     add_history(line);
 }
 

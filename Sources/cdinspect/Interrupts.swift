@@ -14,7 +14,7 @@ import ManagedStore
 enum Interrupts {
     private static let lock = NSLock()
     /// Read and written only while holding `lock`.
-    nonisolated(unsafe) private static var idle: @Sendable () -> Void = { exit(ExitStatus.interrupted) }
+    nonisolated(unsafe) private static var idle: (@Sendable () -> Void)?
     /// The pipe's write end, for the handler: set once, before the handler is installed.
     nonisolated(unsafe) private static var signalWriter: Int32 = -1
 
@@ -32,7 +32,7 @@ enum Interrupts {
                 let count = read(reader, &byte, 1)
                 if count < 0 && errno == EINTR { continue }
                 guard count == 1 else { return }
-                if !Cancellation.request() { Interrupts.lock.withLock { Interrupts.idle }() }
+                if !Cancellation.request() { Interrupts.lock.withLock { Interrupts.idle }?() }
             }
         }
         thread.name = "cdinspect.interrupts"

@@ -38,14 +38,15 @@ enum LineEditor {
     }
 
     /// Sets the program name for `~/.inputrc` or `~/.editrc` conditionals, what ends a word
-    /// for completion, and the completion; call once, before the first prompt.
-    static func configure(completion: @escaping Completion) {
+    /// for completion, the completion, and how many lines the history keeps; call once,
+    /// before the first prompt.
+    static func configure(historyLimit: Int, completion: @escaping Completion) {
         LineEditor.completion = completion
         #if Readline || Editline
         // The editor keeps both pointers: they are never freed.
-        cdi_line_editor_configure(strdup("cdinspect"), strdup(" \t\n\"'=<>!(),{}")) { text, start, _ in
+        cdi_line_editor_configure(strdup("cdinspect"), strdup(" \t\n\"'=<>!(),{}"), { text, start, _ in
             LineEditor.complete(text, start: Int(start))
-        }
+        }, Int32(historyLimit))
         #endif
     }
 
@@ -91,10 +92,10 @@ enum LineEditor {
         if let handler = lineHandler { LineEditor.prompt(prompt, then: handler) }
     }
 
-    /// Adds `line` to the lines Up and Ctrl-P go back to, at most `limit` of them.
-    static func remember(_ line: String, limit: Int) {
+    /// Adds `line` to the lines Up and Ctrl-P go back to.
+    static func remember(_ line: String) {
         #if Readline || Editline
-        cdi_history_add(line, Int32(limit))
+        cdi_history_add(line)
         #endif
     }
 

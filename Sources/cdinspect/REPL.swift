@@ -24,12 +24,12 @@ final class REPL {
         let wakeWriter = wake[1]
         Interrupts.install { var byte: UInt8 = 1; _ = write(wakeWriter, &byte, 1) }
         let completer = self.completer
-        LineEditor.configure { before, word in
+        LineEditor.configure(historyLimit: HistoryFile.limit) { before, word in
             let candidates = completer.candidates(line: before, wordStart: before.count, word: word)
             // A relationship goes on with a dot: no space after it.
             return (candidates, !(candidates.first?.hasSuffix(".") ?? false))
         }
-        for line in history?.load() ?? [] { LineEditor.remember(line, limit: HistoryFile.limit) }
+        for line in history?.load() ?? [] { LineEditor.remember(line) }
         showPrompt()
         while !ended && !interpreter.finished {
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
@@ -79,7 +79,7 @@ final class REPL {
         let logical = pending + line
         pending = ""
         guard !logical.trimmingCharacters(in: .whitespaces).isEmpty else { return }
-        LineEditor.remember(logical, limit: HistoryFile.limit)
+        LineEditor.remember(logical)
         history?.append(logical)
         do { try interpreter.execute(line: logical) } catch {
             interpreter.session.output.flush()

@@ -85,10 +85,13 @@ final class SafeOpeningTests: XCTestCase {
         try lock.release()
     }
 
-    /// Root reads anything, so the permission cases run the binary as `nobody`.
-    func asUnprivileged() throws -> (prefix: [String], binary: URL)? {
+    /// Root reads anything, so the permission cases run the binary as `nobody` (and skip
+    /// where nothing can switch users).
+    func asUnprivileged() throws -> (prefix: [String], binary: URL) {
         guard getuid() == 0 else { return ([], CLI.binary) }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return nil }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            throw XCTSkip("run as root without /usr/bin/setpriv to run as another user")
+        }
         let copy = folder.appendingPathComponent("cdinspect-bin")
         try FileManager.default.copyItem(at: CLI.binary, to: copy)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.path)
@@ -96,7 +99,7 @@ final class SafeOpeningTests: XCTestCase {
     }
 
     func testNoPermission() throws {
-        guard let runner = try asUnprivileged() else { throw XCTSkip("run as root without /usr/bin/setpriv to run as another user") }
+        let runner = try asUnprivileged()
         let store = try Fixtures.exampleStore(in: folder)
         try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: store.path)
         let result = try CLI.run(["info", store.path], executable: runner.binary, prefix: runner.prefix)
@@ -105,7 +108,7 @@ final class SafeOpeningTests: XCTestCase {
     }
 
     func testWALStoreInReadOnlyFolderWithoutSharedMemory() throws {
-        guard let runner = try asUnprivileged() else { throw XCTSkip("run as root without /usr/bin/setpriv to run as another user") }
+        let runner = try asUnprivileged()
         let sub = try folder.appendingPathComponent("readonly").creatingDirectory()
         let store = try Fixtures.copy("wibosco_CoreDataMigration-Example/CoreDataMigration_Example_WAL.sqlite", into: sub, sidecars: ["-wal"])
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: sub.path)

@@ -30,14 +30,6 @@ public struct ScriptRunner {
             // A script saved on Windows: a byte order mark first, CRLF line ends.
             if number == 1, line.hasPrefix("\u{FEFF}") { line.removeFirst() }
             if line.hasSuffix("\r") { line.removeLast() }
-            if line.contains("\0") {
-                let error = CommandError.failed("the line holds a NUL byte, which no command takes")
-                report(number, error)
-                firstError = firstError ?? error
-                if !keepGoing { return error }
-                pending = ""
-                continue
-            }
             if line.hasSuffix("\\") && !line.hasSuffix("\\\\") {
                 pending += line.dropLast() + " "
                 continue
@@ -57,6 +49,11 @@ public struct ScriptRunner {
     }
 
     private func runLine(_ line: String, number: Int) -> Error? {
+        guard !line.contains("\0") else {
+            let error = CommandError.failed("the line holds a NUL byte, which no command takes")
+            report(number, error)
+            return error
+        }
         if echo, !line.trimmingCharacters(in: .whitespaces).isEmpty {
             interpreter.session.output.line("> " + line)
         }
