@@ -83,7 +83,7 @@ final class ObjectGraphTests: ExampleStoreTestCase {
     func testBadValuesAreRefusedWithTheEntityAndKey() throws {
         let cases: [(String, String)] = [
             ("update Person/p1 age=old", "Person.age: expects an integer, not old"),
-            ("update Person/p1 age=99999999999", "Person.age: 99999999999 does not fit a Integer 32"),
+            ("update Person/p1 age=99999999999", "Person.age: 99999999999 does not fit an Integer 32"),
             ("update Person/p1 isActive=maybe", "Person.isActive: expects YES or NO, not maybe"),
             ("update Person/p1 birthday=yesterday", "Person.birthday: expects a date"),
             ("update Person/p1 id=not-a-uuid", "Person.id: expects a UUID, not not-a-uuid"),

@@ -31,7 +31,9 @@ public struct BatchUpdateCommand: SessionCommand {
             One 'UPDATE OR FAIL … SET …, Z_OPT = (Z_OPT + 1) WHERE …' in one transaction; sub-entities' rows \
             are included and other entities sharing the table are left alone. Each --set is KEY=VALUE: a \
             literal ("DaveUpdate", 30, YES, nil) or an expression over the row's own attributes (age + 1, \
-            score * 2). No context sees the change until it refreshes or merges it ('merge' takes the IDs \
+            score * 2). Each value must fit its attribute (an Integer 16's range, 0 or 1 for a Boolean, not nil \
+            when the attribute is not optional); the first row whose value does not fails the whole request, \
+            and nothing changes. No context sees the change until it refreshes or merges it ('merge' takes the IDs \
             of the last batch request). --result: status (true), count (rows changed) or ids (their object IDs).
             """)
 

@@ -13,7 +13,7 @@ public struct EntitiesCommand: SessionCommand {
 
     public func run(in session: Session) throws {
         let store = session.store
-        let counts = try store.reader.read { try EntityCounts.read(store, $0) }
+        let counts = try store.read { try EntityCounts.read(store, $0) }
         let writer = RowWriter(columns: ["name", "parent", "abstract", "table", "entityID", "count", "own"],
                                format: session.format(output.format), sink: session.output)
         for entity in store.mapping.entities {

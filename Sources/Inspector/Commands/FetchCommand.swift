@@ -92,7 +92,7 @@ public struct FetchCommand: SessionCommand {
         plan.warnings.forEach(session.warn)
         let n = session.usesContexts
             ? try options.context.resolve(in: session).count(request, options: options.options)
-            : try session.store.reader.read { try plan.count($0) }
+            : try session.store.read { try plan.count($0) }
         session.output.line(format == .json ? "{\"count\": \(n)}" : String(n))
     }
 }

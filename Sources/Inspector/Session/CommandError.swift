@@ -31,6 +31,8 @@ public enum ExitStatus {
     /// The text after `cdinspect: error: `.
     public static func message(for error: Error) -> String {
         if Cancellation.isInterruption(error) { return StoreError.interrupted.description }
+        // The core says what is wrong; the command line adds how to change it.
+        if case StoreError.readOnly = error { return "\(error) (drop --readonly)" }
         return String(describing: error)
     }
 }

@@ -25,6 +25,10 @@ public final class Session {
         self.output = output
         self.warn = warn
         self.usesContexts = usesContexts
+        // Said once, when the store is opened, whichever front end opened it.
+        for warning in store.warnings {
+            if case .unreadableModelCache = warning { warn("\(warning) (give --model to use the app's model)") } else { warn("\(warning)") }
+        }
     }
 
     /// The named contexts, made when a command first needs one.

@@ -11,6 +11,7 @@ extension Coordinator {
         let entity = try store.entity(request.entityName)
         guard !request.propertiesToUpdate.isEmpty else { throw BatchError.nothingToSet(entity.name) }
         var assignments: [SQLFragment] = []
+        let check = StoredValueCheck { [mapping] id in mapping.entity(withID: id)?.name }
         var seen: Set<String> = []
         for (key, text) in request.propertiesToUpdate {
             let attribute = try BatchUpdateValue.attribute(key, of: entity)
@@ -18,7 +19,8 @@ extension Coordinator {
             guard let column = attribute.column else {
                 throw ContextError.readOnlyProperty(entity: entity.name, key: key, why: "it has no column in the store")
             }
-            let value = try BatchUpdateValue.fragment(text, for: attribute.attribute, entity: entity, mapping: mapping)
+            let value = try BatchUpdateValue.fragment(text, for: attribute.attribute, entity: entity, mapping: mapping,
+                                                       check: check)
             assignments.append(SQLFragment("\(SQL.identifier(column)) = ") + value)
         }
         if entity.versionColumn != nil { assignments.append("Z_OPT = (Z_OPT + 1)") }
@@ -33,11 +35,17 @@ extension Coordinator {
         var result = try write { db -> BatchResult in
             var result = BatchResult(storeUUID: store.uuid)
             let writer = StoreWriter(db: db, mapping: mapping)
-            if wantsIDs {
-                result.changed = try BatchCondition.collect(statement, entity: entity, mapping: mapping, db: db)
-                result.count = result.changed?.values.reduce(0) { $0 + $1.count } ?? 0
-            } else {
-                result.count = try writer.execute(statement.sql, statement.arguments)
+            if !check.isEmpty { check.register(db) }
+            do {
+                if wantsIDs {
+                    result.changed = try BatchCondition.collect(statement, entity: entity, mapping: mapping, db: db)
+                    result.count = result.changed?.values.reduce(0) { $0 + $1.count } ?? 0
+                } else {
+                    result.count = try writer.execute(statement.sql, statement.arguments)
+                }
+            } catch {
+                // The transaction rolls back; say which value did not fit rather than SQLite's text.
+                throw check.failure ?? error
             }
             return result
         }
@@ -59,11 +67,14 @@ enum BatchUpdateValue {
     /// expression over the row. Bare words set on a string attribute are text, because the
     /// session's word splitting has removed the quotes of `name="DaveUpdate"`.
     static func fragment(_ text: String, for a: AttributeDescription, entity: EntityMapping,
-                         mapping: StoreMapping) throws -> SQLFragment {
+                         mapping: StoreMapping, check: StoredValueCheck) throws -> SQLFragment {
         func constant() throws -> SQLFragment {
             let value = try ValueParsing.attributeValue(text, a, entity: entity.name)
             guard let encoded = StoreWriter.encode(.attribute(value), a) else {
                 throw ContextError.readOnlyProperty(entity: entity.name, key: a.name, why: "it is stored in an external file")
+            }
+            if let why = StoredValueRule(attribute: a).violation(StoredValue(encoded)) {
+                throw ContextError.badValue(entity: entity.name, key: a.name, why: why)
             }
             return .bind(encoded)
         }
@@ -99,9 +110,9 @@ enum BatchUpdateValue {
             case .date: wanted = "a date"
             default: wanted = "a number"
             }
-            throw ContextError.badValue(entity: entity.name, key: a.name, why: "\(text) does not give \(wanted) (the attribute is \(a.type.modelName))")
+            throw ContextError.badValue(entity: entity.name, key: a.name, why: "\(text) does not give \(wanted), and \(a.name) is \(a.type.withArticle)")
         }
-        return operand.fragment
+        return check.wrap(operand.fragment, expression: text, attribute: a, entity: entity)
     }
 }
 

@@ -40,14 +40,14 @@ public enum ContextError: Error, CustomStringConvertible, Equatable {
         case .badValue(let entity, let key, let why): return "\(entity).\(key): \(why)"
         case .readOnlyProperty(let entity, let key, let why): return "\(entity).\(key) cannot be set: \(why)"
         case .validation(let failures):
-            return "validation failed, nothing was saved:\n" + failures.map { "  " + $0 }.joined(separator: "\n")
+            return "validation failed, nothing was saved: " + Self.list(failures)
         case .deleteDenied(let object, let relationship, let n):
             return "cannot delete \(object): its relationship '\(relationship)' has the deny delete rule and "
                 + "still holds \(n) object\(n == 1 ? "" : "s")"
         case .mergeConflicts(let conflicts):
             return "save failed with \(conflicts.count) merge conflict\(conflicts.count == 1 ? "" : "s") "
-                + "(merge policy error); nothing was saved and the changes are still pending:\n"
-                + conflicts.map { "  " + $0.description }.joined(separator: "\n")
+                + "(merge policy error); nothing was saved and the changes are still pending: "
+                + Self.list(conflicts.map(\.description))
         case .notCoreData: return "this store is not a Core Data store: it can be read but not saved to"
         case .undoOff(let name): return "undo is off for context '\(name)' (context set undo on)"
         case .nothingToUndo(let name): return "nothing to undo in context '\(name)'"
@@ -59,5 +59,11 @@ public enum ContextError: Error, CustomStringConvertible, Equatable {
         case .contextNotPinned(let name):
             return "context '\(name)' is not pinned, so it has no generation to share (pin it first, or use 'pin current')"
         }
+    }
+
+    /// Several failures on one line, as every error is; a long list is cut, since the first
+    /// ones say what to fix.
+    private static func list(_ items: [String]) -> String {
+        items.prefix(5).joined(separator: "; ") + (items.count > 5 ? "; and \(items.count - 5) more" : "")
     }
 }

@@ -24,11 +24,7 @@ public final class Coordinator {
 
     /// Reads at the newest committed state of the store.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
-        do {
-            return try store.reader.unsafeReentrantRead(body)
-        } catch let error as DatabaseError {
-            throw StoreConnection.translate(error, file: store.file)
-        }
+        try store.read(body)
     }
 
     /// Runs `body` in one exclusive transaction on the writer, as Core Data's saves do

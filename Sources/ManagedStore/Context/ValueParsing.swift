@@ -35,7 +35,19 @@ public enum ValueParsing {
         return attribute
     }
 
+    /// The value `text` gives the attribute, refused when the attribute could not hold it
+    /// (an Integer 16's range, a Float's, 0 or 1 for a Boolean). `nil` is accepted here even
+    /// for a non-optional attribute, as Core Data accepts it until the save validates.
     static func attributeValue(_ text: String, _ a: AttributeDescription, entity: String) throws -> AttributeValue {
+        let value = try parsedValue(text, a, entity: entity)
+        if value != .null, let encoded = StoreWriter.encode(.attribute(value), a),
+           let why = StoredValueRule(attribute: a).violation(StoredValue(encoded)) {
+            throw ContextError.badValue(entity: entity, key: a.name, why: why)
+        }
+        return value
+    }
+
+    private static func parsedValue(_ text: String, _ a: AttributeDescription, entity: String) throws -> AttributeValue {
         func bad(_ why: String) -> ContextError { .badValue(entity: entity, key: a.name, why: why) }
         let literal = try? PredicateParser.parseLiteral(text)
         if literal == .null { return .null }
@@ -50,10 +62,7 @@ public enum ValueParsing {
             default: throw bad("expects YES or NO, not \(text)")
             }
         case .integer16, .integer32, .integer64:
-            let range: ClosedRange<Int64> = a.type == .integer16 ? Int64(Int16.min)...Int64(Int16.max)
-                : a.type == .integer32 ? Int64(Int32.min)...Int64(Int32.max) : Int64.min...Int64.max
             guard case .integer(let i)? = literal else { throw bad("expects an integer, not \(text)") }
-            guard range.contains(i) else { throw bad("\(i) does not fit a \(a.type.modelName) (\(range.lowerBound)…\(range.upperBound))") }
             return .integer(i)
         case .double, .float, .decimal:
             switch literal {

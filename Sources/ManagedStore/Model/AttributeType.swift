@@ -60,6 +60,24 @@ public enum AttributeType: Int, Sendable, CaseIterable {
         else { self = .undefined }
     }
 
+    /// The name with its article, for messages: "an Integer 16", "a String".
+    public var withArticle: String {
+        switch self {
+        case .integer16, .integer32, .integer64, .undefined, .objectID: return "an " + modelName
+        default: return "a " + modelName
+        }
+    }
+
+    /// The values an Integer 16, 32 or 64 attribute holds; nil for other types.
+    public var integerRange: ClosedRange<Int64>? {
+        switch self {
+        case .integer16: return Int64(Int16.min)...Int64(Int16.max)
+        case .integer32: return Int64(Int32.min)...Int64(Int32.max)
+        case .integer64: return Int64.min...Int64.max
+        default: return nil
+        }
+    }
+
     public var isInteger: Bool { self == .integer16 || self == .integer32 || self == .integer64 }
     public var isNumeric: Bool { isInteger || self == .decimal || self == .double || self == .float || self == .boolean }
 }

@@ -6,6 +6,8 @@ public enum ModelSource: Sendable, Equatable {
     case modelFile(String)
     /// `Z_PRIMARYKEY` and the schema: entity names keep their case, property names do not.
     case schema
+    /// `Z_PRIMARYKEY` and the schema, because `Z_MODELCACHE` is there but does not decode.
+    case schemaAfterUnreadableCache(String)
     /// Not a Core Data store: tables are entities, columns attributes.
     case plainSQLite
 
@@ -14,13 +16,18 @@ public enum ModelSource: Sendable, Equatable {
         case .modelCache: return "Z_MODELCACHE"
         case .modelFile(let path): return "model file \(path)"
         case .schema: return "schema (no model cache; property names are uppercase guesses)"
+        case .schemaAfterUnreadableCache(let why):
+            return "schema (Z_MODELCACHE is there but cannot be read: \(why); property names are uppercase guesses)"
         case .plainSQLite: return "SQLite schema (not a Core Data store)"
         }
     }
 
     /// Property names from this source are only known up to case.
     public var namesAreCaseInsensitive: Bool {
-        self == .schema || self == .plainSQLite
+        switch self {
+        case .schema, .schemaAfterUnreadableCache, .plainSQLite: return true
+        case .modelCache, .modelFile: return false
+        }
     }
 }
 

@@ -25,6 +25,9 @@ public final class PersistentStore {
     public let metadata: StoreMetadata?
     public let mapping: StoreMapping
     public var model: ManagedObjectModel { mapping.model }
+    /// What a user must know about what was opened, said once per open: a damaged `-wal`
+    /// whose newest changes SQLite ignores, a model cache that could not be read.
+    public private(set) var warnings: [StoreWarning] = []
 
     public var path: String { file.path }
     public var log: SQLDebugLog? { options.log }
@@ -41,13 +44,13 @@ public final class PersistentStore {
             let (schema, metadata, cache) = try reader.read { db -> (SchemaSnapshot, StoreMetadata?, [UInt8]?) in
                 let schema = try SchemaSnapshot.read(db)
                 var metadata: StoreMetadata?
-                if schema.isCoreDataStore,
-                   let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") {
+                if schema.isCoreDataStore, let table = schema.table("Z_METADATA"),
+                   let row = try Row.fetchOne(db, sql: PersistentStore.metadataQuery(table)) {
                     let plist = row.lenient("Z_PLIST", as: Data.self)
                     metadata = StoreMetadata(uuid: row.lenient("Z_UUID") ?? "", plistBytes: plist.map { [UInt8]($0) })
                 }
                 var cache: [UInt8]?
-                if schema.isCoreDataStore, schema.table("Z_MODELCACHE") != nil {
+                if schema.isCoreDataStore, schema.table("Z_MODELCACHE")?.hasColumn("Z_CONTENT") == true {
                     let blob: Data? = try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
                     cache = blob.map { [UInt8]($0) }
                 }
@@ -60,6 +63,30 @@ public final class PersistentStore {
         } catch {
             throw StoreConnection.translate(error, file: file)
         }
+        if case .schemaAfterUnreadableCache(let why) = model.source { warnings.append(.unreadableModelCache(why)) }
+        if schema.isCoreDataStore && metadata == nil { warnings.append(.noMetadata) }
+        if let hidden = PersistentStore.hiddenWALChanges(file) { warnings.append(.hiddenWALChanges(path: file.path, detail: hidden)) }
+    }
+
+    /// Core Data's own query when the table has its columns (the SQL debug log shows it),
+    /// and whatever row there is when a hand-made table lacks some.
+    private static func metadataQuery(_ table: SchemaSnapshot.Table) -> String {
+        guard ["Z_VERSION", "Z_UUID", "Z_PLIST"].allSatisfy(table.hasColumn) else { return "SELECT * FROM Z_METADATA LIMIT 1" }
+        return "SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1"
+    }
+
+    /// The `-wal` check, once more after a moment if it finds something: a writer in another
+    /// process appends a commit frame just before it publishes the frame in the WAL index.
+    private static func hiddenWALChanges(_ file: StoreFile) -> String? {
+        guard file.journalMode == .wal, (file.walSize ?? 0) > 0 else { return nil }
+        var found: String?
+        for attempt in 0..<2 {
+            if attempt > 0 { usleep(50_000) }
+            let index = WALIndex.read(file)
+            found = WALFile.hiddenChanges(file, visibleFrames: index?.lastFrame ?? 0, pageSize: index?.pageSize ?? file.pageSize)
+            if found == nil { return nil }
+        }
+        return found
     }
 
     /// Best source first: the store's own cache, then the user's model file, then the schema.
@@ -74,7 +101,8 @@ public final class PersistentStore {
         if let cache {
             do { return try ModelCacheReader.model(fromCompressed: cache) } catch {
                 // A cache that cannot be read leaves the schema, which is always there.
-                return SchemaModelReader.coreDataModel(schema)
+                let fallback = SchemaModelReader.coreDataModel(schema)
+                return ManagedObjectModel(entities: fallback.entities, source: .schemaAfterUnreadableCache("\(error)"))
             }
         }
         return SchemaModelReader.coreDataModel(schema)

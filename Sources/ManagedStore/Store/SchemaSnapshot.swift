@@ -46,8 +46,12 @@ public struct SchemaSnapshot: Sendable {
         tables.first { $0.name == name } ?? tables.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
     }
 
+    /// `Z_PRIMARYKEY` with its entity columns is what makes the tables Core Data's; a store
+    /// that lost `Z_METADATA` (hand-edited, half-copied) still has Core Data's rows.
     public var isCoreDataStore: Bool {
-        table("Z_PRIMARYKEY") != nil && table("Z_METADATA") != nil
+        guard let keys = table("Z_PRIMARYKEY") else { return false }
+        let columns = Set(keys.columns.map { $0.name.uppercased() })
+        return columns.isSuperset(of: ["Z_ENT", "Z_NAME"])
     }
 
     /// True when persistent history tracking has written its tables.

@@ -39,7 +39,7 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
             return "\(path) is a WAL store and its -shm file cannot be created in that folder; "
                 + "copy the store together with its -wal file to a writable folder and open the copy"
         case .readOnly(let path):
-            return "\(path) is open read-only; this command writes to the store (drop --readonly)"
+            return "\(path) is open read-only, and this command writes to the store"
         case .unknownEntity(let name, let suggestion):
             return "unknown entity '\(name)'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "")
         case .unknownProperty(let entity, let name):

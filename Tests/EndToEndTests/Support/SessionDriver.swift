@@ -81,6 +81,16 @@ enum SQLiteShell {
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Runs each statement in its own transaction and leaves every frame in the `-wal`: the
+    /// shell does not checkpoint when it closes, as an app killed mid-run does not.
+    static func commitLeavingWAL(_ store: String, _ statements: [String]) throws {
+        let shell = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        let result = try CLI.run([store, ".dbconfig no_ckpt_on_close on"] + statements, executable: shell)
+        guard result.status == 0 else {
+            throw NSError(domain: "sqlite3", code: Int(result.status), userInfo: [NSLocalizedDescriptionKey: result.stderr])
+        }
+    }
+
     /// Reads without writing anything (no checkpoint, the WAL stays as it is).
     static func read(_ store: String, _ sql: String) throws -> String {
         try run("file:\(store)?mode=ro", sql)

@@ -1,0 +1,23 @@
+/// Something wrong with a store that does not stop it from opening, but changes what a
+/// user sees: said once per open, so that an answer is never silently older or vaguer than
+/// the store.
+public enum StoreWarning: Sendable, Equatable, CustomStringConvertible {
+    /// Committed changes in the `-wal` that SQLite ignores, because the file does not verify.
+    case hiddenWALChanges(path: String, detail: String)
+    /// `Z_MODELCACHE` is there but does not decode; the model comes from the schema.
+    case unreadableModelCache(String)
+    /// `Z_PRIMARYKEY` without a `Z_METADATA` row.
+    case noMetadata
+
+    public var description: String {
+        switch self {
+        case .hiddenWALChanges(let path, let detail):
+            return "\(path): \(detail)"
+        case .unreadableModelCache(let why):
+            return "the store's model cache (Z_MODELCACHE) cannot be read (\(why)); "
+                + "the model is rebuilt from the schema, so property names are uppercase guesses"
+        case .noMetadata:
+            return "the store has no Z_METADATA row: it has no UUID, and no store type or model version hashes to show"
+        }
+    }
+}
