@@ -36,7 +36,9 @@ struct CDInspect: ParsableCommand {
             } else {
                 // One error line and the usage line: the parser's full message repeats
                 // "Error:" and adds the option's help, which `--help` gives.
-                Diagnostics.error(message(for: error))
+                // Some of the parser's messages span lines ("Please use … with one of:").
+                let lines = message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                Diagnostics.error(lines.joined(separator: " "))
                 let usage = fullMessage(for: error).split(separator: "\n").first { $0.hasPrefix("Usage: ") }
                 if let usage {
                     // The session is the default subcommand, typed without its hidden name.

@@ -244,6 +244,32 @@ final class FixtureModelTests: XCTestCase {
         XCTAssertGreaterThan(checked, 100)
     }
 
+    /// An entity renamed in the model (`elementID`, the renaming identifier) whose store still
+    /// names its `Z_PRIMARYKEY` row after the old name, in a model where an added entity has
+    /// moved the numbering: only the renaming identifier finds the right row (numbering
+    /// alone would give SportsCar the number Tag's row has).
+    func testARenamingIdentifierFindsTheRowOfTheOldName() throws {
+        let store = try Fixtures.exampleStore(in: folder).path
+        try SQLiteShell.run(store, "UPDATE Z_PRIMARYKEY SET Z_NAME = 'FastCar' WHERE Z_NAME = 'SportsCar'")
+        let contents = Fixtures.packageRoot.appendingPathComponent("Examples/People.xcdatamodeld/People.xcdatamodel/contents")
+        var xml = try String(contentsOf: contents, encoding: .utf8)
+        xml = xml.replacingOccurrences(of: "<entity name=\"SportsCar\" ", with: "<entity name=\"SportsCar\" elementID=\"FastCar\" ")
+        xml = xml.replacingOccurrences(of: "<entity name=\"Car\" ", with: "<entity name=\"Bike\" representedClassName=\"Bike\" syncable=\"YES\"/>\n    <entity name=\"Car\" ")
+        let model = folder.appendingPathComponent("Renamed.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try xml.write(to: model.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+
+        let sportsCars = try SQLiteShell.read(store, "SELECT count(*) FROM ZCAR WHERE Z_ENT = 2")
+        XCTAssertNotEqual(sportsCars, "0")
+        XCTAssertEqual(try CLI.run(["count", store, "SportsCar", "--model", model.path]).stdout, sportsCars + "\n")
+        XCTAssertEqual(try CLI.run(["count", store, "Tag", "--model", model.path]).stdout,
+                       try SQLiteShell.read(store, "SELECT count(*) FROM ZTAG") + "\n")
+        let bike = try CLI.run(["count", store, "Bike", "--model", model.path])
+        XCTAssertEqual(bike.status, 1)
+        XCTAssertEqual(bike.stderr, "cdinspect: error: the model's entity Bike has no table in the store (ZBIKE is missing): "
+                       + "the model is not the one the store was written with\n")
+    }
+
     func testEveryFixtureOpensWithEveryFormat() throws {
         for relative in try Fixtures.stores {
             let store = try Fixtures.copy(relative, into: folder.appendingPathComponent(UUID().uuidString, isDirectory: true).creatingDirectory())

@@ -56,7 +56,7 @@ final class ArchiveTests: XCTestCase {
             ]),
             EntityDescription(name: "SportsCar", className: "SportsCar", superentityName: "Car", properties: [
                 .attribute(AttributeDescription(name: "topSpeed", type: .integer32)),
-            ]),
+            ], renamingIdentifier: "FastCar"),
             EntityDescription(name: "Person", className: "Person", isAbstract: true, properties: [
                 .relationship(RelationshipDescription(name: "cars", destinationEntityName: "Car", inverseName: "owner",
                                                       maxCount: 0, deleteRule: .cascade, isOrdered: true)),

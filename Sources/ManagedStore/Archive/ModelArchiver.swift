@@ -66,7 +66,8 @@ public enum ModelArchiver {
                 properties.append((string(property.name), .uid(add(value))))
             }
             let subentities = model.subentities(of: entity.name).map { (string($0.name), PropertyListValue.uid(entitySlots[$0.name]!)) }
-            objects[entitySlots[entity.name]!] = object("NSEntityDescription", [
+            let renaming = entity.renamingIdentifier.map { [("NSRenamingIdentifier", string($0))] } ?? []
+            objects[entitySlots[entity.name]!] = object("NSEntityDescription", renaming + [
                 ("NSEntityName", string(entity.name)),
                 ("NSClassNameForEntity", string(entity.className ?? entity.name)),
                 ("NSSuperentity", entity.superentityName.flatMap { entitySlots[$0] }.map { .uid($0) } ?? .uid(0)),

@@ -36,9 +36,17 @@ struct StoreWriter {
             case .int64(let value): max = value
             default:
                 // Read as 0, it would hand out keys rows already have.
-                throw StoreError.primaryKeyCounterDamaged(entity: root.name, stored: stored.description)
+                throw StoreError.primaryKeyCounterDamaged(entity: root.name, stored: stored.description, problem: "not an integer")
             }
-            let newMax = max + Int64(group.count)
+            // Keys are positive (a negative one would read as a temporary ID) and fit 64 bits.
+            guard max >= 0 else {
+                throw StoreError.primaryKeyCounterDamaged(entity: root.name, stored: stored.description, problem: "a negative number")
+            }
+            let (newMax, overflow) = max.addingReportingOverflow(Int64(group.count))
+            guard !overflow else {
+                throw StoreError.primaryKeyCounterDamaged(entity: root.name, stored: stored.description,
+                                                          problem: "too close to the largest 64-bit integer for \(group.count) more")
+            }
             try db.execute(sql: "UPDATE OR FAIL Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX = ?",
                            arguments: [newMax, rootID, max])
             for (i, object) in group.sorted(by: { $0.objectID.primaryKey > $1.objectID.primaryKey }).enumerated() {

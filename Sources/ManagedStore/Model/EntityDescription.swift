@@ -6,9 +6,14 @@ public struct EntityDescription: Sendable, Equatable {
     public var isAbstract: Bool
     public var superentityName: String?
     public var properties: [PropertyDescription]
+    /// The name the entity had before a migration renamed it (the model editor's "Renaming
+    /// ID", `elementID` in the XML, `NSRenamingIdentifier` in the cache): a store migrated
+    /// in place may still name its `Z_PRIMARYKEY` row after it.
+    public var renamingIdentifier: String?
 
     public init(name: String, className: String? = nil, isAbstract: Bool = false,
-                superentityName: String? = nil, properties: [PropertyDescription] = []) {
+                superentityName: String? = nil, properties: [PropertyDescription] = [], renamingIdentifier: String? = nil) {
+        self.renamingIdentifier = renamingIdentifier
         self.name = name
         self.className = className
         self.isAbstract = isAbstract

@@ -37,7 +37,8 @@ public enum ModelCacheReader {
                 className: archive.string(ref, "NSClassNameForEntity"),
                 isAbstract: archive.value(ref, "NSIsAbstract")?.boolValue ?? false,
                 superentityName: superRef.flatMap { archive.string($0, "NSEntityName") },
-                properties: properties.sorted { $0.name < $1.name }))
+                properties: properties.sorted { $0.name < $1.name },
+                renamingIdentifier: archive.string(ref, "NSRenamingIdentifier")))
         }
         return ManagedObjectModel(entities: entities, source: .modelCache)
     }

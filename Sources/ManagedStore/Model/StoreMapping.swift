@@ -52,13 +52,20 @@ public struct StoreMapping: Sendable {
 
         /// A migration that renamed an entity can leave the old name in `Z_PRIMARYKEY` (the
         /// fixture SampleModel_V2 keeps `ExpensiveSportCar` for the model's `LuxuryCar`). An
-        /// entity no row names takes the row the model's own numbering gives it, when that
-        /// row's name belongs to no entity of the model, so its rows are not lost.
+        /// entity no row names takes, so that its rows are not lost, the row named by its
+        /// renaming identifier, else the row the model's own numbering gives it; in both cases
+        /// only a row whose name belongs to no entity of the model.
         mutating func matchRenamedEntities() {
             let modelNames = Set(model.entities.map { $0.name.lowercased() })
-            let unclaimed = Set(schema.primaryKeys.filter { !modelNames.contains($0.name.lowercased()) }.map(\.entityID))
+            var unclaimed = schema.primaryKeys.filter { !modelNames.contains($0.name.lowercased()) }
             guard !unclaimed.isEmpty else { return }
-            for (name, number) in ColumnNaming.entityIDs(model) where id(name) == nil && unclaimed.contains(number) {
+            for entity in model.entities where id(entity.name) == nil {
+                guard let renamed = entity.renamingIdentifier?.lowercased(),
+                      let row = unclaimed.firstIndex(where: { $0.name.lowercased() == renamed }) else { continue }
+                ids[entity.name] = unclaimed.remove(at: row).entityID
+            }
+            let numbers = Set(unclaimed.map(\.entityID))
+            for (name, number) in ColumnNaming.entityIDs(model) where id(name) == nil && numbers.contains(number) {
                 ids[name] = number
             }
         }

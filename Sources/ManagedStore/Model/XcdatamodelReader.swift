@@ -70,7 +70,8 @@ public enum XcdatamodelReader {
                 sawModel = true
             case "entity":
                 current = EntityDescription(name: a["name"] ?? "", className: a["representedClassName"],
-                                            isAbstract: yes("isAbstract"), superentityName: a["parentEntity"])
+                                            isAbstract: yes("isAbstract"), superentityName: a["parentEntity"],
+                                            renamingIdentifier: a["elementID"])
             case "attribute":
                 current?.properties.append(.attribute(AttributeDescription(
                     name: a["name"] ?? "",

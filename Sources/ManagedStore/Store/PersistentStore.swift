@@ -110,7 +110,12 @@ public final class PersistentStore {
 
     /// Resolves an entity name the way a user types it, with a suggestion when it is wrong.
     public func entity(_ name: String) throws -> EntityMapping {
-        if let e = mapping.entity(named: name) { return e }
+        if let e = mapping.entity(named: name) {
+            // A model that is not the store's (a newer version given as the model) can have
+            // entities the store has no table for.
+            guard schema.table(e.table) != nil else { throw StoreError.entityHasNoTable(entity: e.name, table: e.table) }
+            return e
+        }
         let suggestion = mapping.entities.map(\.name).min { editDistance($0.lowercased(), name.lowercased()) < editDistance($1.lowercased(), name.lowercased()) }
         let close = suggestion.map { editDistance($0.lowercased(), name.lowercased()) <= max(2, name.count / 3) } ?? false
         throw StoreError.unknownEntity(name: name, suggestion: close ? suggestion : nil)

@@ -11,11 +11,13 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
     case readOnly(path: String)
     case unknownEntity(name: String, suggestion: String?)
     case unknownProperty(entity: String, name: String)
+    /// The model has the entity, the store has no table for it: the model is not the store's.
+    case entityHasNoTable(entity: String, table: String)
     case invalidModel(String)
     case sqlite(String)
     /// `Z_PRIMARYKEY.Z_MAX`, the last primary key handed out for an entity's table, holds
-    /// something other than an integer (a hand-edited or damaged store).
-    case primaryKeyCounterDamaged(entity: String, stored: String)
+    /// something no new key can follow (a hand-edited or damaged store): `problem` says what.
+    case primaryKeyCounterDamaged(entity: String, stored: String, problem: String)
     /// Ctrl-C (SIGINT) stopped the command; whatever it was writing was rolled back.
     case interrupted
 
@@ -44,12 +46,14 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
             return "unknown entity '\(name)'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "")
         case .unknownProperty(let entity, let name):
             return "entity \(entity) has no property '\(name)'"
+        case .entityHasNoTable(let entity, let table):
+            return "the model's entity \(entity) has no table in the store (\(table) is missing): the model is not the one the store was written with"
         case .invalidModel(let why):
             return "cannot read the model: \(why)"
         case .sqlite(let message):
             return message
-        case .primaryKeyCounterDamaged(let entity, let stored):
-            return "Z_PRIMARYKEY's Z_MAX for \(entity) is \(stored), not an integer: "
+        case .primaryKeyCounterDamaged(let entity, let stored, let problem):
+            return "Z_PRIMARYKEY's Z_MAX for \(entity) is \(stored), \(problem): "
                 + "new \(entity) objects cannot be given primary keys"
         }
     }

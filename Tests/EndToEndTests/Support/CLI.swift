@@ -7,6 +7,8 @@ enum CLI {
         let status: Int32
         let stdout: String
         let stderr: String
+        /// The process ended on a signal (a crash: SIGILL from a Swift trap, SIGSEGV, SIGABRT).
+        var signaled = false
     }
 
     static var productsDirectory: URL {
@@ -31,8 +33,9 @@ enum CLI {
     static var generator: URL { productsDirectory.appendingPathComponent("cdi-example-store") }
 
     @discardableResult
+    /// `timeout`: the process is killed (SIGKILL, so `signaled`) if it runs longer: a hang.
     static func run(_ arguments: [String], stdin: String? = nil, executable: URL = binary,
-                    environment: [String: String] = [:], prefix: [String] = []) throws -> Result {
+                    environment: [String: String] = [:], prefix: [String] = [], timeout: TimeInterval? = nil) throws -> Result {
         let process = Process()
         if prefix.isEmpty {
             process.executableURL = executable
@@ -50,19 +53,31 @@ enum CLI {
         process.standardError = err
         process.standardInput = input
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        // Read both pipes before waiting, so a large output cannot fill a pipe and stall.
-        // `outData` is written on the other thread before `leave` and read after `wait`.
+        let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        if let timeout { DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer) }
+        defer { killer.cancel() }
+        // Read both pipes while writing standard input, so that neither side can stall on a
+        // full pipe. `outData` is written on the other thread before `leave` and read after
+        // `wait`. A process that exits before reading all its input must not end this one
+        // with SIGPIPE: the write fails instead, and is ignored.
+        signal(SIGPIPE, SIG_IGN)
         nonisolated(unsafe) var outData = Data()
         let group = DispatchGroup()
         group.enter()
         DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        let writer = input.fileHandleForWriting
+        group.enter()
+        DispatchQueue.global().async {
+            if let stdin { try? writer.write(contentsOf: Data(stdin.utf8)) }
+            try? writer.close()
+            group.leave()
+        }
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+                      stderr: String(decoding: errData, as: UTF8.self),
+                      signaled: process.terminationReason == .uncaughtSignal)
     }
 
     static func json(_ arguments: [String]) throws -> Any {

@@ -74,11 +74,11 @@ public final class PredicateCompiler {
         case .constant(let b):
             return b ? "1" : "0"
         case .and(let terms):
-            return SQLFragment.joined(try terms.map { try compile($0, ctx).parenthesized() }, separator: " AND ")
+            return SQLFragment.chained(try terms.map { try compile($0, ctx).parenthesized() }, separator: " AND ")
         case .or(let terms):
             var inner = ctx
             inner.outer = true
-            return SQLFragment.joined(try terms.map { try compile($0, inner).parenthesized() }, separator: " OR ")
+            return SQLFragment.chained(try terms.map { try compile($0, inner).parenthesized() }, separator: " OR ")
         case .not(let term):
             var inner = ctx
             inner.outer = true

@@ -26,12 +26,26 @@ public struct SQLFragment: Sendable, ExpressibleByStringLiteral {
     static func + (a: String, b: SQLFragment) -> SQLFragment { SQLFragment(a + b.sql, b.arguments) }
 
     static func joined(_ parts: [SQLFragment], separator: String) -> SQLFragment {
+        // Appended in place: `out = out + part` copies everything so far, which is quadratic
+        // for a list of a hundred thousand values (`age IN {…}`).
         var out = SQLFragment("")
         for (i, part) in parts.enumerated() {
             if i > 0 { out.sql += separator }
-            out = out + part
+            out.sql += part.sql
+            out.arguments += part.arguments
         }
         return out
+    }
+
+    /// `parts` joined by AND or OR. SQLite parses `a OR b OR c …` into a tree as deep as the
+    /// list is long and refuses one deeper than 1000; a long list (a generated predicate with
+    /// thousands of ORs) is grouped into parenthesized halves instead, which means the same
+    /// and is only log₂(n) deep. Short lists keep the flat form Core Data writes.
+    static func chained(_ parts: [SQLFragment], separator: String) -> SQLFragment {
+        guard parts.count > 64 else { return joined(parts, separator: separator) }
+        let middle = parts.count / 2
+        return joined([chained(Array(parts[..<middle]), separator: separator).parenthesized(),
+                       chained(Array(parts[middle...]), separator: separator).parenthesized()], separator: separator)
     }
 
     /// The bound values, as stored values (for `explain` and the SQL debug log).
