@@ -27,8 +27,8 @@ public struct BinaryPropertyList {
     /// The root object of the property list.
     public static func decode(_ data: [UInt8]) throws -> PropertyListValue {
         let reader = try BinaryPropertyList(data)
-        var depth = 0
-        return try reader.object(at: reader.topObject, depth: &depth)
+        var walk = Walk()
+        return try reader.object(at: reader.topObject, walk: &walk)
     }
 
     private init(_ data: [UInt8]) throws {
@@ -97,10 +97,22 @@ public struct BinaryPropertyList {
         }
     }
 
-    private func object(at index: Int, depth: inout Int) throws -> PropertyListValue {
-        depth += 1
-        defer { depth -= 1 }
-        guard depth < 512 else { throw Error.malformed("nesting too deep (a reference cycle?)") }
+    /// How deep the decoder is, and how many objects it has produced. Objects are shared by
+    /// reference, so a small hostile file can nest arrays that each refer to the next one
+    /// many times: the count stops that from expanding exponentially.
+    struct Walk {
+        var depth = 0
+        var objects = 0
+        static let maxDepth = 512
+        static let maxObjects = 4_000_000
+    }
+
+    private func object(at index: Int, walk: inout Walk) throws -> PropertyListValue {
+        walk.depth += 1
+        walk.objects += 1
+        defer { walk.depth -= 1 }
+        guard walk.depth < Walk.maxDepth else { throw Error.malformed("nesting too deep (a reference cycle?)") }
+        guard walk.objects <= Walk.maxObjects else { throw Error.malformed("more than \(Walk.maxObjects) objects (shared references expanding?)") }
         var position = try offset(of: index)
         let marker = bytes[position]
         position += 1
@@ -155,7 +167,7 @@ public struct BinaryPropertyList {
             return .uid(Int(truncatingIfNeeded: BinaryPropertyList.readUInt(bytes, range.lowerBound, min(size, 8))))
         case 0xA, 0xC:
             let count = try length(marker: marker, at: &position)
-            return .array(try refs(count: count, at: position).map { try object(at: $0, depth: &depth) })
+            return .array(try refs(count: count, at: position).map { try object(at: $0, walk: &walk) })
         case 0xD:
             let count = try length(marker: marker, at: &position)
             let keys = try refs(count: count, at: position)
@@ -163,7 +175,7 @@ public struct BinaryPropertyList {
             var pairs: [(key: PropertyListValue, value: PropertyListValue)] = []
             pairs.reserveCapacity(count)
             for (k, v) in zip(keys, values) {
-                pairs.append((try object(at: k, depth: &depth), try object(at: v, depth: &depth)))
+                pairs.append((try object(at: k, walk: &walk), try object(at: v, walk: &walk)))
             }
             return .dictionary(pairs)
         default:

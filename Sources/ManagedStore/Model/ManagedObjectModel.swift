@@ -56,10 +56,31 @@ public struct ManagedObjectModel: Sendable {
         entities.filter { $0.superentityName == name }
     }
 
-    /// The entity and all entities below it, depth first.
+    /// The entity and all entities below it, depth first. An entity already in the tree is
+    /// not entered again, so a model whose parents form a loop cannot recurse forever.
     public func entityTree(_ name: String) -> [EntityDescription] {
-        guard let e = entity(named: name) else { return [] }
-        return [e] + subentities(of: e.name).flatMap { entityTree($0.name) }
+        var seen: Set<String> = []
+        func tree(_ name: String) -> [EntityDescription] {
+            guard let e = entity(named: name), seen.insert(e.name).inserted else { return [] }
+            return [e] + subentities(of: e.name).flatMap { tree($0.name) }
+        }
+        return tree(name)
+    }
+
+    /// Each entity whose chain of parents leads back to itself, with the chain: no model
+    /// Xcode or Core Data writes has one, so a model that does is damaged.
+    public var inheritanceLoops: [String] {
+        entities.compactMap { e in
+            var chain = [e.name]
+            var current = e.superentityName
+            while let parent = current, let p = entity(named: parent) {
+                chain.append(p.name)
+                if p.name == e.name { return chain.joined(separator: " → ") }
+                if chain.count > entities.count + 1 { return nil } // a loop above e, reported for its own members
+                current = p.superentityName
+            }
+            return nil
+        }
     }
 
     public func ancestors(of name: String) -> [EntityDescription] {

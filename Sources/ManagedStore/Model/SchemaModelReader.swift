@@ -13,9 +13,12 @@ public enum SchemaModelReader {
         let byID = Dictionary(rows.map { ($0.entityID, $0) }, uniquingKeysWith: { a, _ in a })
         var entities: [EntityDescription] = []
         for row in rows {
-            var entity = EntityDescription(name: row.name, className: nil, isAbstract: false,
-                                           superentityName: byID[row.superID]?.name)
-            if row.superID == 0, let table = schema.table("Z" + row.name.uppercased()) {
+            // A damaged Z_SUPER can lead back to the row itself; such a row is taken as a root.
+            var ancestor = byID[row.superID], steps = 0
+            while let a = ancestor, a.entityID != row.entityID, steps <= rows.count { ancestor = byID[a.superID]; steps += 1 }
+            let parent = ancestor == nil ? byID[row.superID]?.name : nil
+            var entity = EntityDescription(name: row.name, className: nil, isAbstract: false, superentityName: parent)
+            if parent == nil, let table = schema.table("Z" + row.name.uppercased()) {
                 for column in table.columns where isModelColumn(column.name) {
                     let bare = String(column.name.dropFirst())
                     let target = rows.first { $0.name.uppercased() == bare && $0.superID == 0 }

@@ -93,16 +93,25 @@ public final class PersistentStore {
     /// An explicit `--model` wins over the cache, since the user asked for it.
     static func discoverModel(schema: SchemaSnapshot, cache: [UInt8]?, modelPath: String?) throws -> ManagedObjectModel {
         if let modelPath {
-            do { return try XcdatamodelReader.model(atPath: modelPath) } catch {
+            let model: ManagedObjectModel
+            do { model = try XcdatamodelReader.model(atPath: modelPath) } catch {
                 throw StoreError.invalidModel("\(error)")
             }
+            if let loop = model.inheritanceLoops.first { throw StoreError.invalidModel("the parent entities form a loop: \(loop)") }
+            return model
         }
         guard schema.isCoreDataStore else { return SchemaModelReader.plainModel(schema) }
         if let cache {
-            do { return try ModelCacheReader.model(fromCompressed: cache) } catch {
+            do {
+                let model = try ModelCacheReader.model(fromCompressed: cache)
+                if let loop = model.inheritanceLoops.first { throw StoreError.invalidModel("the parent entities form a loop: \(loop)") }
+                return model
+            } catch {
                 // A cache that cannot be read leaves the schema, which is always there.
                 let fallback = SchemaModelReader.coreDataModel(schema)
-                return ManagedObjectModel(entities: fallback.entities, source: .schemaAfterUnreadableCache("\(error)"))
+                var why = "\(error)"
+                if case StoreError.invalidModel(let detail) = error { why = detail }
+                return ManagedObjectModel(entities: fallback.entities, source: .schemaAfterUnreadableCache(why))
             }
         }
         return SchemaModelReader.coreDataModel(schema)
