@@ -118,6 +118,21 @@ final class FoldedPatternTests: ExampleStoreTestCase {
 /// Scripts as other tools and other systems write them, and the small inputs that used to
 /// slip through: each runs as written or fails with one line.
 final class InputHygieneTests: ExampleStoreTestCase {
+    /// A bad count says why, outside the quoted value; a negative one is refused for being
+    /// negative, not mistaken for an option.
+    func testABadCountSaysWhy() throws {
+        for (value, reason) in [("abc", "not a whole number"), ("-3", "a count cannot be negative"),
+                                ("99999999999999999999", "too large a number")] {
+            let oneShot = try CLI.run(["fetch", store, "Person", "--limit", value])
+            XCTAssertEqual(oneShot.status, 64)
+            XCTAssertTrue(oneShot.stderr.hasPrefix("cdinspect: error: The value '\(value)' is invalid for '--limit <limit>': \(reason)\n"),
+                          oneShot.stderr)
+            let session = try CLI.run([store, "-c", "fetch Person --offset \(value)"])
+            XCTAssertEqual(session.status, 64)
+            XCTAssertTrue(session.stderr.hasSuffix(": \(reason)\n"), session.stderr)
+        }
+    }
+
     func testAWindowsScriptRunsAsWritten() throws {
         let result = try CLI.run([store], stdin: "\u{FEFF}count Person\r\ncount Tag \\\r\n  --where \"name != nil\"\r\n")
         XCTAssertEqual(result.status, 0, result.stderr)

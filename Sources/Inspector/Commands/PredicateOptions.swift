@@ -47,10 +47,13 @@ public struct FetchShapeOptions: ParsableArguments {
     @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Sort by KEY (a key path through to-one relationships), ascending or :desc; repeatable.", valueName: "key[:desc]"))
     public var sort: [String] = []
 
-    @Option(name: .long, help: "Return at most N objects (0: no limit, as a fetchLimit of 0 means).")
+    // Counts parse unconditionally, so that `--limit -3` is refused for being negative
+    // rather than taken for an option, and say why a value is refused.
+    @Option(name: .long, parsing: .unconditional, help: "Return at most N objects (0: no limit, as a fetchLimit of 0 means).",
+            transform: ObjectCount.parse)
     public var limit: Int?
 
-    @Option(name: .long, help: "Skip the first N objects.")
+    @Option(name: .long, parsing: .unconditional, help: "Skip the first N objects.", transform: ObjectCount.parse)
     public var offset: Int?
 
     @Option(name: .long, help: ArgumentHelp("Properties to return, comma-separated (attributes, to-one relationships, or to-one key paths such as owner.name).", valueName: "key,…"))
@@ -59,7 +62,8 @@ public struct FetchShapeOptions: ParsableArguments {
     @Option(name: .customLong("as"), help: ArgumentHelp("Result type: objects (default), ids, dicts or count.", valueName: "type"))
     public var resultType: String?
 
-    @Option(name: .long, help: "Fetch object IDs first, then the objects in batches of N (Core Data's fetchBatchSize).")
+    @Option(name: .long, parsing: .unconditional, help: "Fetch object IDs first, then the objects in batches of N (Core Data's fetchBatchSize).",
+            transform: ObjectCount.parse)
     public var batchSize: Int?
 
     public init() {}
@@ -79,9 +83,6 @@ public struct FetchShapeOptions: ParsableArguments {
             }
             type = parsed
         }
-        if let limit, limit < 0 { throw CommandError.usage("--limit takes a count of 0 or more") }
-        if let offset, offset < 0 { throw CommandError.usage("--offset takes a count of 0 or more") }
-        if let batchSize, batchSize < 0 { throw CommandError.usage("--batch-size takes a count of 0 or more") }
         let keyList = try keys.map { text -> [String] in
             let list = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard !list.isEmpty else { throw CommandError.usage("--keys takes a comma-separated list of properties") }
@@ -90,5 +91,17 @@ public struct FetchShapeOptions: ParsableArguments {
         return FetchRequest(entityName: entity, predicate: try predicate.predicate(warn: warn), predicateText: predicate.text,
                             sortDescriptors: sorts, fetchLimit: limit == 0 ? nil : limit, fetchOffset: offset, propertiesToFetch: keyList,
                             resultType: type, batchSize: batchSize)
+    }
+}
+
+/// A number of objects given on the command line (`--limit`, `--offset`, `--batch-size`).
+enum ObjectCount {
+    static func parse(_ text: String) throws -> Int {
+        guard let n = Int(text) else {
+            let digits = !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "-") }
+            throw CommandError.usage(digits ? "too large a number" : "not a whole number")
+        }
+        guard n >= 0 else { throw CommandError.usage("a count cannot be negative") }
+        return n
     }
 }

@@ -106,22 +106,25 @@ final class HostileStoreTests: XCTestCase {
 
     func testWrongTypeMutantsOfTheExampleStore() throws {
         let targets = try wrongTypeMutants(of: pristine, prefix: "example", entity: "Person", key: "age", writes: true, entityTables: true)
-        let findings = HostileFindings()
-        forEachConcurrently(targets) { Self.attack($0, findings) }
-        print("hostile suite, wrong-type mutants of the example store: \(findings.inputsTried) stores, \(findings.commandsRun) commands")
-        XCTAssertGreaterThan(findings.inputsTried, 60)
-        findings.assertNone()
+        XCTAssertGreaterThan(targets.count, 60)
+        Self.attackAll(targets, "wrong-type mutants of the example store")
     }
 
     func testWrongTypeMutantsOfAGenuineStore() throws {
         let notes = try SharedFiles.require("fixtures/stores/RhetTbull_apple-notes-parser/NoteStore-macOS-12-Monterey.sqlite")
         let targets = try wrongTypeMutants(of: notes, prefix: "notes", entity: "ICNote", key: "creationDate", writes: false, entityTables: false,
-                                       values: ["'text'", "x'00ff10'", "2.5", "NULL"])
+                                           values: ["'text'", "x'00ff10'", "2.5", "NULL"])
+        XCTAssertGreaterThan(targets.count, 20)
+        Self.attackAll(targets, "wrong-type mutants of a genuine store")
+    }
+
+    /// Attacks every target, two at a time, says how many inputs and commands that was,
+    /// and fails with whatever was found.
+    static func attackAll(_ targets: [Target], _ what: String, file: StaticString = #filePath, line: UInt = #line) {
         let findings = HostileFindings()
-        forEachConcurrently(targets) { Self.attack($0, findings) }
-        print("hostile suite, wrong-type mutants of a genuine store: \(findings.inputsTried) stores, \(findings.commandsRun) commands")
-        XCTAssertGreaterThan(findings.inputsTried, 20)
-        findings.assertNone()
+        forEachConcurrently(targets) { attack($0, findings) }
+        print("hostile suite, \(what): \(findings.inputsTried) stores, \(findings.commandsRun) commands")
+        findings.assertNone(file: file, line: line)
     }
 
     /// Random bytes, whole pages and truncations, on the example store and a genuine one.
@@ -163,10 +166,7 @@ final class HostileStoreTests: XCTestCase {
                 try add("truncated to \(length)", bytes.prefix(length))
             }
         }
-        let findings = HostileFindings()
-        forEachConcurrently(targets) { Self.attack($0, findings) }
-        print("hostile suite, random damage and truncation (seed \(Self.seed)): \(findings.inputsTried) stores, \(findings.commandsRun) commands")
-        findings.assertNone()
+        Self.attackAll(targets, "random damage and truncation (seed \(Self.seed))")
     }
 
     /// `-wal` files damaged in the header, in a frame's header and in a frame's page, cut
@@ -217,9 +217,6 @@ final class HostileStoreTests: XCTestCase {
                                       key: key, writes: writes))
             }
         }
-        let findings = HostileFindings()
-        forEachConcurrently(targets) { Self.attack($0, findings) }
-        print("hostile suite, damaged -wal files: \(findings.inputsTried) stores, \(findings.commandsRun) commands")
-        findings.assertNone()
+        Self.attackAll(targets, "damaged -wal files")
     }
 }
