@@ -210,7 +210,7 @@ final class FixtureModelTests: XCTestCase {
     /// Every entity of every fixture counts the rows SQL finds under its `Z_ENT` subtree (as
     /// `Z_PRIMARYKEY.Z_SUPER` links it), and every row of a table belongs to some entity.
     /// `SampleModel_V2` renamed ExpensiveSportCar to LuxuryCar, and `Z_PRIMARYKEY` keeps the
-    /// old name: the model's numbering still finds LuxuryCar's 5 rows.
+    /// old name: LuxuryCar's renaming identifier finds its 5 rows.
     func testEveryEntityCountsItsRowsAndNoRowIsLost() throws {
         var checked = 0
         for relative in try Fixtures.stores {
@@ -239,6 +239,9 @@ final class FixtureModelTests: XCTestCase {
             if relative.hasSuffix("SampleModel__Fixtures__SampleModel_V2.sqlite") {
                 XCTAssertEqual(try CLI.run(["count", path, "Car"]).stdout, "125\n")
                 XCTAssertEqual(try CLI.run(["count", path, "LuxuryCar"]).stdout, "5\n")
+                // The cache names the old entity (NSRenamingIdentifier), which is what matches the row.
+                let model = try PersistentStore(path: path, options: .init(readonly: true)).model
+                XCTAssertEqual(model.entity(named: "LuxuryCar")?.renamingIdentifier, "ExpensiveSportCar")
             }
         }
         XCTAssertGreaterThan(checked, 100)
