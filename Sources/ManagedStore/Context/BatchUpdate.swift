@@ -69,12 +69,9 @@ enum BatchUpdateValue {
     static func fragment(_ text: String, for a: AttributeDescription, entity: EntityMapping,
                          mapping: StoreMapping, check: StoredValueCheck) throws -> SQLFragment {
         func constant() throws -> SQLFragment {
-            let value = try ValueParsing.attributeValue(text, a, entity: entity.name)
+            let value = try ValueParsing.attributeValue(text, a, entity: entity.name, nilUntilSave: false)
             guard let encoded = StoreWriter.encode(.attribute(value), a) else {
                 throw ContextError.readOnlyProperty(entity: entity.name, key: a.name, why: "it is stored in an external file")
-            }
-            if let why = StoredValueRule(attribute: a).violation(StoredValue(encoded)) {
-                throw ContextError.badValue(entity: entity.name, key: a.name, why: why)
             }
             return .bind(encoded)
         }

@@ -36,11 +36,13 @@ public enum ValueParsing {
     }
 
     /// The value `text` gives the attribute, refused when the attribute could not hold it
-    /// (an Integer 16's range, a Float's, 0 or 1 for a Boolean). `nil` is accepted here even
-    /// for a non-optional attribute, as Core Data accepts it until the save validates.
-    static func attributeValue(_ text: String, _ a: AttributeDescription, entity: String) throws -> AttributeValue {
+    /// (an Integer 16's range, a Float's, 0 or 1 for a Boolean). `nil` is accepted for a
+    /// non-optional attribute when `nilUntilSave`, as Core Data accepts it on an object until
+    /// the save validates; a batch update, which no save follows, refuses it here.
+    static func attributeValue(_ text: String, _ a: AttributeDescription, entity: String,
+                               nilUntilSave: Bool = true) throws -> AttributeValue {
         let value = try parsedValue(text, a, entity: entity)
-        if value != .null, let encoded = StoreWriter.encode(.attribute(value), a),
+        if !(nilUntilSave && value == .null), let encoded = StoreWriter.encode(.attribute(value), a),
            let why = StoredValueRule(attribute: a).violation(StoredValue(encoded)) {
             throw ContextError.badValue(entity: entity, key: a.name, why: why)
         }

@@ -68,18 +68,12 @@ public struct ManagedObjectModel: Sendable {
     }
 
     /// Each entity whose chain of parents leads back to itself, with the chain: no model
-    /// Xcode or Core Data writes has one, so a model that does is damaged.
+    /// Xcode or Core Data writes has one, so a model that does is damaged. `ancestors(of:)`
+    /// stops at the first repeat, so an entity on a loop ends its own list of ancestors.
     public var inheritanceLoops: [String] {
         entities.compactMap { e in
-            var chain = [e.name]
-            var current = e.superentityName
-            while let parent = current, let p = entity(named: parent) {
-                chain.append(p.name)
-                if p.name == e.name { return chain.joined(separator: " → ") }
-                if chain.count > entities.count + 1 { return nil } // a loop above e, reported for its own members
-                current = p.superentityName
-            }
-            return nil
+            let chain = ancestors(of: e.name).map(\.name)
+            return chain.last == e.name ? ([e.name] + chain).joined(separator: " → ") : nil
         }
     }
 

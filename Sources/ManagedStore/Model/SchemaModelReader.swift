@@ -8,7 +8,7 @@ public enum SchemaModelReader {
     /// attributes from the root table's columns (all declared on the root: the schema cannot
     /// say which sub-entity owns a column), to-one relationships from indexed key columns
     /// whose name is an entity's.
-    public static func coreDataModel(_ schema: SchemaSnapshot) -> ManagedObjectModel {
+    public static func coreDataModel(_ schema: SchemaSnapshot, source: ModelSource = .schema) -> ManagedObjectModel {
         let rows = schema.primaryKeys.filter { !reservedEntityIDs.contains($0.entityID) }
         let byID = Dictionary(rows.map { ($0.entityID, $0) }, uniquingKeysWith: { a, _ in a })
         var entities: [EntityDescription] = []
@@ -35,7 +35,7 @@ public enum SchemaModelReader {
             }
             entities.append(entity)
         }
-        return ManagedObjectModel(entities: entities, source: .schema)
+        return ManagedObjectModel(entities: entities, source: source)
     }
 
     /// A plain SQLite file: every table an entity, every column an attribute, every

@@ -93,28 +93,31 @@ public final class PersistentStore {
     /// An explicit `--model` wins over the cache, since the user asked for it.
     static func discoverModel(schema: SchemaSnapshot, cache: [UInt8]?, modelPath: String?) throws -> ManagedObjectModel {
         if let modelPath {
-            let model: ManagedObjectModel
-            do { model = try XcdatamodelReader.model(atPath: modelPath) } catch {
+            do { return try withoutLoops(XcdatamodelReader.model(atPath: modelPath)) } catch {
                 throw StoreError.invalidModel("\(error)")
             }
-            if let loop = model.inheritanceLoops.first { throw StoreError.invalidModel("the parent entities form a loop: \(loop)") }
-            return model
         }
         guard schema.isCoreDataStore else { return SchemaModelReader.plainModel(schema) }
         if let cache {
-            do {
-                let model = try ModelCacheReader.model(fromCompressed: cache)
-                if let loop = model.inheritanceLoops.first { throw StoreError.invalidModel("the parent entities form a loop: \(loop)") }
-                return model
-            } catch {
+            do { return try withoutLoops(ModelCacheReader.model(fromCompressed: cache)) } catch {
                 // A cache that cannot be read leaves the schema, which is always there.
-                let fallback = SchemaModelReader.coreDataModel(schema)
-                var why = "\(error)"
-                if case StoreError.invalidModel(let detail) = error { why = detail }
-                return ManagedObjectModel(entities: fallback.entities, source: .schemaAfterUnreadableCache(why))
+                return SchemaModelReader.coreDataModel(schema, source: .schemaAfterUnreadableCache("\(error)"))
             }
         }
         return SchemaModelReader.coreDataModel(schema)
+    }
+
+    /// A model read from a file or a cache, refused when its parent entities loop: no model
+    /// Xcode or Core Data writes has such a loop, and every walk up or down the hierarchy
+    /// would have to guard against it.
+    private static func withoutLoops(_ model: ManagedObjectModel) throws -> ManagedObjectModel {
+        if let loop = model.inheritanceLoops.first { throw InheritanceLoop(chain: loop) }
+        return model
+    }
+
+    struct InheritanceLoop: Error, CustomStringConvertible {
+        let chain: String
+        var description: String { "the parent entities form a loop: \(chain)" }
     }
 
     /// Resolves an entity name the way a user types it, with a suggestion when it is wrong.
