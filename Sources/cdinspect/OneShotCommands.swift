@@ -35,6 +35,7 @@ enum OneShotCommands {
         OneShot<ExplainCommand>.self,
         OneShot<BatchUpdateCommand>.self,
         OneShot<BatchDeleteCommand>.self,
+        OneShot<HistoryCommand>.self,
     ]
 
     static var names: Set<String> { Set(all.map { $0._commandName }) }

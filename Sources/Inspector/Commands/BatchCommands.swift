@@ -52,7 +52,7 @@ public struct BatchUpdateCommand: SessionCommand {
         }
         try target.run(in: session) { coordinator, predicate, collecting in
             try coordinator.execute(BatchUpdateRequest(entityName: target.entity, predicate: predicate, predicateText: target.predicate.text,
-                                                       propertiesToUpdate: values, resultType: target.result), collectingIDs: collecting)
+                                                       propertiesToUpdate: values, resultType: target.result), collectingIDs: collecting, origin: session.contexts.current.historyOrigin)
         }
     }
 }
@@ -75,7 +75,7 @@ public struct BatchDeleteCommand: SessionCommand {
     public func run(in session: Session) throws {
         try target.run(in: session) { coordinator, predicate, collecting in
             try coordinator.execute(BatchDeleteRequest(entityName: target.entity, predicate: predicate, predicateText: target.predicate.text,
-                                                       resultType: target.result), collectingIDs: collecting)
+                                                       resultType: target.result), collectingIDs: collecting, origin: session.contexts.current.historyOrigin)
         }
     }
 }

@@ -95,7 +95,8 @@ public struct ContextSetCommand: SessionCommand {
             Settings: merge-policy (error, store-trump, object-trump, overwrite, rollback); \
             retains-registered-objects (yes/no); should-delete-inaccessible-faults (yes/no, default yes); \
             staleness-interval (seconds a fetched row stays good for firing a fault; negative: forever, the default); \
-            undo (on/off); auto-merge (yes/no: merge other root contexts' saves).
+            undo (on/off); auto-merge (yes/no: merge other root contexts' saves); author (the transactionAuthor \
+            persistent history records for the context's saves and batch requests; default cdinspect).
             """)
 
     @OptionGroup public var context: ContextOption
@@ -126,9 +127,10 @@ public struct ContextSetCommand: SessionCommand {
             c.stalenessInterval = seconds
         case "undo": c.undoEnabled = try flag()
         case "auto-merge": c.automaticallyMergesChanges = try flag() && c.parent == nil
+        case "author": c.transactionAuthor = value
         default:
             throw CommandError.usage("unknown setting '\(setting)' (merge-policy, retains-registered-objects, "
-                                     + "should-delete-inaccessible-faults, staleness-interval, undo, auto-merge)")
+                                     + "should-delete-inaccessible-faults, staleness-interval, undo, auto-merge, author)")
         }
     }
 }

@@ -26,6 +26,12 @@ public struct InfoCommand: SessionCommand {
             ("entities", .integer(Int64(store.model.entities.count))),
             ("persistentHistory", .bool(store.schema.hasPersistentHistory)),
         ]
+        // The span of history an app's token can name: `history --after TOKEN` reads past it.
+        if let history = try? PersistentHistory(store: store), let summary = try? store.read(history.summary) {
+            pairs += [("historyTransactions", .integer(summary.transactions)),
+                      ("historyFirstToken", summary.firstToken.map(OutputValue.integer) ?? .null),
+                      ("historyLastToken", summary.lastToken.map(OutputValue.integer) ?? .null)]
+        }
         if let metadata {
             let known: Set<String> = ["NSStoreType", "NSPersistenceFrameworkVersion", "NSStoreModelVersionHashes",
                                       "NSStoreModelVersionHashesDigest", "NSStoreModelVersionChecksumKey"]

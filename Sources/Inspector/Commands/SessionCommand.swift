@@ -53,6 +53,7 @@ public enum CommandTable {
         BatchUpdateCommand.self,
         BatchDeleteCommand.self,
         MergeCommand.self,
+        HistoryCommand.self,
     ]
 
     public static func command(named name: String) -> (any SessionCommand.Type)? {

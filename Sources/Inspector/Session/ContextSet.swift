@@ -15,12 +15,16 @@ public final class ContextSet {
     public static let resultLimit = 10_000
     /// The contexts every session starts with: `main` (current) and `background`.
     public static let initialNames = ["main", "background"]
+    /// The transaction author of every context's writes until `context set author` changes it.
+    public static let author = "cdinspect"
 
     public init(store: PersistentStore) {
         coordinator = Coordinator(store: store)
         let main = Context(name: ContextSet.initialNames[0], coordinator: coordinator, mergePolicy: .error)
         let background = Context(name: ContextSet.initialNames[1], coordinator: coordinator, mergePolicy: .error)
         main.automaticallyMergesChanges = true
+        main.transactionAuthor = ContextSet.author
+        background.transactionAuthor = ContextSet.author
         background.automaticallyMergesChanges = true
         contexts = [main, background]
         current = main
@@ -56,6 +60,7 @@ public final class ContextSet {
         }
         guard !contexts.contains(where: { $0.name == name }) else { throw ContextError.contextExists(name) }
         let context = Context(name: name, coordinator: coordinator, parent: try parent.map(named), mergePolicy: mergePolicy)
+        context.transactionAuthor = ContextSet.author
         contexts.append(context)
         return context
     }

@@ -43,7 +43,7 @@ public enum ModelArchiver {
                         ("NSAllowsExternalBinaryDataStorage", .bool(a.allowsExternalBinaryDataStorage)),
                         ("NSDefaultValue", string(a.defaultValue)),
                         ("NSEntity", entityRef),
-                    ])
+                    ] + (a.preservesValueInHistoryOnDeletion ? [("NSFlagsKey", .integer(Int64(ModelCacheReader.preservedFlag)))] : []))
                 case .relationship(let r):
                     var fields: [(String, PropertyListValue)] = [
                         ("NSPropertyName", string(r.name)),

@@ -8,7 +8,7 @@ import GRDB
 /// rows that point at deleted rows. A mandatory to-one inverse cannot be nullified: the
 /// request fails, as Core Data's trigger does ("mandatory OTO nullify inverse").
 extension Coordinator {
-    public func execute(_ request: BatchDeleteRequest, collectingIDs: Bool = false) throws -> BatchResult {
+    public func execute(_ request: BatchDeleteRequest, collectingIDs: Bool = false, origin: HistoryOrigin? = nil) throws -> BatchResult {
         let entity = try store.entity(request.entityName)
         let (condition, warnings) = try BatchCondition.make(request.predicate, text: request.predicateText, entity: entity, mapping: mapping)
         let entityColumn = entity.tableHasSubentities ? "t0.\(SQL.identifier(entity.entityColumn ?? "Z_ENT"))" : "0"
@@ -25,6 +25,13 @@ extension Coordinator {
             try BatchDeleteRules(db: db, mapping: mapping, store: store).apply(to: &doomed)
             var result = BatchResult(storeUUID: store.uuid)
             result.count = matched.values.reduce(0) { $0 + $1.count }
+            if let recorder = HistoryWriter(db: db, store: store, origin: origin ?? HistoryOrigin(author: nil, contextName: nil)) {
+                for (name, keys) in doomed.keysByEntity().sorted(by: { $0.key < $1.key }) {
+                    guard let concrete = mapping.entity(named: name) else { continue }
+                    for key in keys { try recorder.delete(concrete, key) }
+                }
+                try recorder.finish()
+            }
             for (table, keys) in doomed.keysByTable() {
                 try BatchRows.inChunks(keys) { placeholders, chunk in
                     try StoreWriter(db: db, mapping: mapping).execute("DELETE FROM \(SQL.identifier(table)) WHERE Z_PK IN \(placeholders)",

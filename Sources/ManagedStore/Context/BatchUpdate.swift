@@ -7,7 +7,7 @@ import GRDBSQLite
 /// Core Data's, sqldebug-log.md "Batch update / batch delete"). No context sees the change
 /// until it refreshes or merges the changed IDs.
 extension Coordinator {
-    public func execute(_ request: BatchUpdateRequest, collectingIDs: Bool = false) throws -> BatchResult {
+    public func execute(_ request: BatchUpdateRequest, collectingIDs: Bool = false, origin: HistoryOrigin? = nil) throws -> BatchResult {
         let entity = try store.entity(request.entityName)
         guard !request.propertiesToUpdate.isEmpty else { throw BatchError.nothingToSet(entity.name) }
         var assignments: [SQLFragment] = []
@@ -29,7 +29,9 @@ extension Coordinator {
         var statement = SQLFragment("UPDATE OR FAIL \(table) AS t0 SET ") + SQLFragment.joined(assignments, separator: ", ")
         let (condition, warnings) = try BatchCondition.make(request.predicate, text: request.predicateText, entity: entity, mapping: mapping)
         if let condition { statement = statement + " WHERE " + condition }
-        let wantsIDs = collectingIDs || request.resultType == .ids
+        // The changed rows are recorded in persistent history, so they are collected.
+        let history = store.schema.hasPersistentHistory
+        let wantsIDs = collectingIDs || request.resultType == .ids || history
         if wantsIDs { statement = statement + BatchCondition.returning(entity) }
 
         var result = try write { db -> BatchResult in
@@ -40,6 +42,15 @@ extension Coordinator {
                 if wantsIDs {
                     result.changed = try BatchCondition.collect(statement, entity: entity, mapping: mapping, db: db)
                     result.count = result.changed?.values.reduce(0) { $0 + $1.count } ?? 0
+                    if let recorder = HistoryWriter(db: db, store: store, origin: origin ?? HistoryOrigin(author: nil, contextName: nil)) {
+                        let keys = request.propertiesToUpdate.map(\.key).compactMap { entity.attribute($0)?.attribute.name }
+                        for (name, changed) in (result.changed ?? [:]).sorted(by: { $0.key < $1.key }) {
+                            let concrete = mapping.entity(named: name) ?? entity
+                            for key in changed { try recorder.update(concrete, key, keys: keys) }
+                        }
+                        try recorder.finish()
+                    }
+                    if !(collectingIDs || request.resultType == .ids) { result.changed = nil }
                 } else {
                     result.count = try writer.execute(statement.sql, statement.arguments)
                 }

@@ -45,6 +45,7 @@ extension Context {
 
         let (outcomes, keys) = try coordinator.write { db -> ([Outcome], [ObjectID: ObjectID]) in
             var writer = StoreWriter(db: db, mapping: mapping)
+            let history = HistoryWriter(db: db, store: store, origin: historyOrigin)
             // Optimistic locking: compare each row's Z_OPT with the version the context read.
             var current: [ObjectID: RowSnapshot] = [:]
             for (entityName, group) in Dictionary(grouping: updated + deleted, by: { $0.objectID.entityName }) {
@@ -74,6 +75,7 @@ extension Context {
             var outcomes: [Outcome] = []
             for object in inserted {
                 try writer.insert(object)
+                try history?.insert(object.entity, writer.permanent(object.objectID).primaryKey)
                 outcomes.append(Outcome(object: object, values: object.values, version: 1))
             }
             var toManyWrites: [(ManagedObject, RelationshipMapping, [ObjectID], [ObjectID])] = []
@@ -123,6 +125,8 @@ extension Context {
                     toManyWrites.append((object, r, snapshot[r.relationship.name]?.destinations ?? [],
                                          values[r.relationship.name]?.destinations ?? []))
                 }
+                let recorded = writeKeys.union(object.changedKeys.filter { object.entity.relationship($0)?.relationship.isToMany == true })
+                try history?.update(object.entity, object.objectID.primaryKey, keys: recorded)
                 outcomes.append(Outcome(object: object, values: values, version: expected + 1))
             }
             for object in deleted {
@@ -131,10 +135,14 @@ extension Context {
                     outcomes.append(Outcome(object: object, values: row.values, version: row.version, written: false))
                     continue
                 }
-                if let row { try writer.delete(object, expected: row.version) }
+                if let row {
+                    try history?.delete(object.entity, object.objectID.primaryKey)
+                    try writer.delete(object, expected: row.version)
+                }
                 outcomes.append(Outcome(object: object, values: nil, version: 0))
             }
             for (object, r, old, new) in toManyWrites { try writer.writeToMany(object, r, old: old, new: new) }
+            try history?.finish()
             return (outcomes, writer.keys)
         }
 

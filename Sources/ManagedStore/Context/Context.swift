@@ -26,6 +26,11 @@ public final class Context {
     /// Root contexts with this set merge each other's saves, as the seed's main and
     /// background contexts are "perpetually kept in sync".
     public var automaticallyMergesChanges = false
+    /// `transactionAuthor`: the author persistent history records for this context's saves
+    /// and batch requests.
+    public var transactionAuthor: String?
+    /// Who this context's writes are recorded as.
+    public var historyOrigin: HistoryOrigin { HistoryOrigin(author: transactionAuthor, contextName: name) }
     /// Off: no undo stack is kept (Core Data's `undoManager = nil`).
     public var undoEnabled = true {
         didSet { if !undoEnabled { undoStack.removeAll(); redoStack.removeAll() } }

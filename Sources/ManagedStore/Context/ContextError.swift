@@ -5,6 +5,8 @@ public enum ContextError: Error, CustomStringConvertible, Equatable {
     case contextExists(String)
     case cannotDrop(String, why: String)
     case badObjectID(String)
+    /// An object ID whose store UUID is not this store's.
+    case otherStore(id: String, uuid: String)
     case noSuchObject(String)
     case wrongEntity(id: String, expected: String)
     /// Core Data's exception for a fault whose row is gone, with `shouldDeleteInaccessibleFaults` off.
@@ -31,6 +33,7 @@ public enum ContextError: Error, CustomStringConvertible, Equatable {
         case .cannotDrop(let name, let why): return "cannot drop context '\(name)': \(why)"
         case .badObjectID(let text):
             return "'\(text)' is not an object ID (write Entity/pN, or x-coredata://UUID/Entity/pN)"
+        case .otherStore(let id, let uuid): return "\(id) belongs to another store (this one is \(uuid))"
         case .noSuchObject(let id): return "no object \(id) in the store"
         case .wrongEntity(let id, let expected): return "\(id) is not a \(expected)"
         case .inaccessibleFault(let id):

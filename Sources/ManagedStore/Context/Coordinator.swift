@@ -76,7 +76,7 @@ public final class Coordinator {
         let entity = try store.entity(parsed.entityName)
         if parsed.primaryKey < 0 { return ObjectID.temporary(entityName: entity.name, number: -parsed.primaryKey) }
         if let uuid = parsed.storeUUID, !uuid.isEmpty, uuid != store.uuid {
-            throw ContextError.badObjectID("\(text) belongs to another store (this one is \(store.uuid))")
+            throw ContextError.otherStore(id: text, uuid: store.uuid)
         }
         // `Car/p2` may name a SportsCar: object IDs always carry the concrete entity.
         var concrete = entity.name

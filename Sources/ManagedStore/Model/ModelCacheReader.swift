@@ -43,6 +43,12 @@ public enum ModelCacheReader {
         return ManagedObjectModel(entities: entities, source: .modelCache)
     }
 
+    /// The `NSFlagsKey` bit of an attribute whose value persistent history keeps on deletion.
+    /// Observed, not documented: in Photos.sqlite's cache exactly the attributes one would
+    /// keep (uuid, cloudDeleteState, trashedDate…) carry it, and no entity has more of them
+    /// than the store's `ACHANGE` has `ZTOMBSTONEn` columns (six, on Asset and LibraryScope).
+    static let preservedFlag = 16
+
     private static func property(_ ref: Int, name: String, archive: KeyedArchive) -> PropertyDescription? {
         let flag = { (key: String) in archive.value(ref, key)?.boolValue ?? false }
         let int = { (key: String) in archive.value(ref, key)?.integerValue.map(Int.init) }
@@ -57,7 +63,8 @@ public enum ModelCacheReader {
                 valueClassName: archive.string(ref, "NSAttributeValueClassName"),
                 valueTransformerName: archive.string(ref, "NSValueTransformerName"),
                 allowsExternalBinaryDataStorage: flag("NSAllowsExternalBinaryDataStorage"),
-                defaultValue: defaultValue(archive.value(ref, "NSDefaultValue"))))
+                defaultValue: defaultValue(archive.value(ref, "NSDefaultValue")),
+                preservesValueInHistoryOnDeletion: (int("NSFlagsKey") ?? 0) & preservedFlag != 0))
         case "NSRelationshipDescription":
             let destination = archive.string(ref, "_NSDestinationEntityName")
                 ?? archive.uid(archive.objects[ref]["NSDestinationEntity"]).flatMap { archive.string($0, "NSEntityName") }

@@ -9,10 +9,14 @@ public struct AttributeDescription: Sendable, Equatable {
     public var valueTransformerName: String?
     public var allowsExternalBinaryDataStorage: Bool = false
     public var defaultValue: String?
+    /// `preservesValueInHistoryOnDeletion`: persistent history keeps the value in the
+    /// delete's tombstone, so a consumer can still tell which object went.
+    public var preservesValueInHistoryOnDeletion: Bool = false
 
     public init(name: String, type: AttributeType, isOptional: Bool = true, isTransient: Bool = false,
                 isDerived: Bool = false, valueClassName: String? = nil, valueTransformerName: String? = nil,
-                allowsExternalBinaryDataStorage: Bool = false, defaultValue: String? = nil) {
+                allowsExternalBinaryDataStorage: Bool = false, defaultValue: String? = nil,
+                preservesValueInHistoryOnDeletion: Bool = false) {
         self.name = name
         self.type = type
         self.isOptional = isOptional
@@ -22,6 +26,7 @@ public struct AttributeDescription: Sendable, Equatable {
         self.valueTransformerName = valueTransformerName
         self.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
         self.defaultValue = defaultValue
+        self.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion
     }
 }
 

@@ -82,7 +82,8 @@ public enum XcdatamodelReader {
                     valueClassName: a["customClassName"],
                     valueTransformerName: a["valueTransformerName"],
                     allowsExternalBinaryDataStorage: yes("allowsExternalBinaryDataStorage"),
-                    defaultValue: a["defaultValueString"])))
+                    defaultValue: a["defaultValueString"],
+                    preservesValueInHistoryOnDeletion: yes("preserveAfterDeletion"))))
             case "relationship":
                 let toMany = yes("toMany")
                 current?.properties.append(.relationship(RelationshipDescription(

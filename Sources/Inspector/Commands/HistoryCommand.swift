@@ -1,0 +1,145 @@
+import ArgumentParser
+import ManagedStore
+
+public struct HistoryCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "List the store's persistent history: who changed what, and when.",
+        discussion: """
+            Reads ATRANSACTION and ACHANGE as NSPersistentHistoryChangeRequest does. By default one row per \
+            transaction: its token (what 'history --after TOKEN' and an app's history token name), time (UTC), \
+            author, context name, bundle ID, process and the number of inserts, updates and deletes. With \
+            --changes, one row per change: type, entity (the object's own sub-entity), object ID, the properties \
+            an update changed (a bit of ZCOLUMNS that cannot be named shows as #N) and a delete's tombstone \
+            values. Filters combine; --entity, --object and --type keep only transactions with a matching \
+            change, and count only those. In JSON, changes are nested in their transaction.
+            """)
+
+    @Flag(name: .long, help: "One row per change instead of per transaction.")
+    public var changes = false
+    @Option(name: .long, help: ArgumentHelp("Only transactions after this token.", valueName: "token"))
+    public var after: String?
+    @Option(name: .long, help: ArgumentHelp("Only transactions at or after this time (ISO 8601, UTC unless it says).", valueName: "date"))
+    public var since: String?
+    @Option(name: .long, help: ArgumentHelp("Only transactions at or before this time.", valueName: "date"))
+    public var until: String?
+    @Option(name: .long, help: "Only transactions with this author (transactionAuthor).")
+    public var author: String?
+    @Option(name: .customLong("context-name"), help: "Only transactions saved by a context of this name.")
+    public var contextName: String?
+    @Option(name: .long, help: "Only changes of this entity and its sub-entities.")
+    public var entity: String?
+    @Option(name: .long, help: ArgumentHelp("Only changes of this object (Entity/pN or its URI): its whole life.", valueName: "id"))
+    public var object: String?
+    @Option(name: .long, help: "Only changes of this type: insert, update or delete.",
+            transform: { text in
+                guard let type = HistoryChangeType(name: text) else { throw CommandError.usage("--type takes insert, update or delete") }
+                return type
+            })
+    public var type: HistoryChangeType?
+    @Option(name: .long, parsing: .unconditional, help: "At most N rows (transactions, or changes with --changes).",
+            transform: ObjectCount.parse)
+    public var limit: Int?
+    @OptionGroup public var output: FormatOption
+
+    public init() {}
+
+    public func query(_ store: PersistentStore) throws -> HistoryQuery {
+        var query = HistoryQuery()
+        query.after = try after.map(HistoryQuery.token(parsing:))
+        query.since = try since.map(HistoryQuery.date(parsing:))
+        query.until = try until.map(HistoryQuery.date(parsing:))
+        query.author = author
+        query.contextName = contextName
+        query.entity = try entity.map(store.entity)
+        query.object = try object.map { try HistoryQuery.object(parsing: $0, store: store) }
+        query.type = type
+        query.limit = limit == 0 ? nil : limit
+        return query
+    }
+
+    public func run(in session: Session) throws {
+        let history = try PersistentHistory(store: session.store)
+        let query = try query(session.store)
+        let format = session.format(output.format)
+        try session.store.read { db in
+            if !changes {
+                let writer = RowWriter(columns: HistoryRows.transactionColumns + ["inserts", "updates", "deletes"], format: format, sink: session.output)
+                try history.transactions(query, db) { t in
+                    writer.row(HistoryRows.values(t) + [.integer(Int64(t.inserts)), .integer(Int64(t.updates)), .integer(Int64(t.deletes))])
+                }
+                writer.finish()
+            } else if format == .json {
+                let writer = NestedChangeWriter(sink: session.output, store: session.store)
+                try history.changes(query, db) { writer.write($0, $1) }
+                writer.finish()
+            } else {
+                let writer = RowWriter(columns: ["token", "type", "entity", "objectID", "updated", "tombstone"], format: format, sink: session.output)
+                try history.changes(query, db) { _, change in
+                    let row = HistoryRows.change(change, store: session.store)
+                    writer.row([.integer(change.token)] + row.map(\.1))
+                }
+                writer.finish()
+            }
+        }
+    }
+}
+
+/// How history rows print, shared by `history` and `watch`.
+enum HistoryRows {
+    static let transactionColumns = ["token", "timestamp", "author", "contextName", "bundleID", "processID"]
+
+    static func values(_ t: HistoryTransaction) -> [OutputValue] {
+        [.integer(t.token), t.timestamp.map(OutputValue.date) ?? .null, text(t.author), text(t.contextName),
+         text(t.bundleID), text(t.processID)]
+    }
+
+    static func text(_ s: String?) -> OutputValue { s.map(OutputValue.string) ?? .null }
+
+    /// type, entity, objectID, updated, tombstone.
+    static func change(_ c: HistoryChange, store: PersistentStore) -> [(String, OutputValue)] {
+        let entity = c.entityName ?? "#\(c.entityNumber)"
+        return [
+            ("type", .string(c.type?.name ?? "#\(c.storedType)")),
+            ("entity", .string(entity)),
+            ("objectID", .objectURI(prefix: ObjectID.uriPrefix(storeUUID: store.uuid, entityName: entity), key: c.primaryKey)),
+            ("updated", c.updatedProperties.map { .array($0.map(OutputValue.string)) } ?? .null),
+            ("tombstone", c.type == .delete ? .object(c.tombstone.map { ($0.name, OutputValue($0.value)) }) : .null),
+        ]
+    }
+}
+
+/// `history --changes --format json`: one object per transaction with its changes nested,
+/// written as the changes stream in (a transaction may hold a million of them).
+final class NestedChangeWriter {
+    let sink: OutputSink
+    let store: PersistentStore
+    private var current: Int64?
+    private var transactions = 0
+
+    init(sink: OutputSink, store: PersistentStore) {
+        self.sink = sink
+        self.store = store
+        sink.write("[")
+    }
+
+    func write(_ transaction: HistoryTransaction, _ change: HistoryChange) {
+        if current != transaction.token {
+            if current != nil { sink.write("\n  ]}") }
+            sink.write(transactions == 0 ? "\n  " : ",\n  ")
+            let pairs = zip(HistoryRows.transactionColumns, HistoryRows.values(transaction)).map { ($0, $1) }
+            let object = OutputValue.object(pairs).jsonText
+            sink.write(String(object.dropLast()) + ", \"changes\": [\n    ")
+            current = transaction.token
+            transactions += 1
+        } else {
+            sink.write(",\n    ")
+        }
+        sink.write(OutputValue.object(HistoryRows.change(change, store: store)).jsonText)
+    }
+
+    func finish() {
+        if current != nil { sink.write("\n  ]}") }
+        sink.line(transactions == 0 ? "]" : "\n]")
+    }
+}

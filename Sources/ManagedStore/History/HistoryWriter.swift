@@ -1,0 +1,138 @@
+import Foundation
+import GRDB
+
+/// Writes the persistent history of one save or batch request, in its SQLite transaction,
+/// as Core Data does (reference/persistent-history.md): an `ATRANSACTION` row with interned
+/// strings, then one `ACHANGE` row per inserted, updated and deleted object, with `ZCOLUMNS`
+/// for updates and `ZTOMBSTONEn` for deletes. Nothing is written for a store without the
+/// tables, and the transaction row only once there is a change: one transaction per write.
+final class HistoryWriter {
+    static let changeEntity: Int64 = 16001
+    static let transactionEntity: Int64 = 16002
+    static let stringEntity: Int64 = 16003
+
+    private let db: Database
+    private let store: PersistentStore
+    private let origin: HistoryOrigin
+    private let changeTable: SchemaSnapshot.Table
+    private let transactionTable: SchemaSnapshot.Table
+    private var token: Int64?
+    private var nextChangeKey: Int64 = 0
+    private var bits: [String: UpdatedPropertyBits] = [:]
+
+    /// nil when the store keeps no history.
+    init?(db: Database, store: PersistentStore, origin: HistoryOrigin) {
+        guard let transactions = store.schema.table("ATRANSACTION"), let changes = store.schema.table("ACHANGE") else { return nil }
+        self.db = db
+        self.store = store
+        self.origin = origin
+        transactionTable = transactions
+        changeTable = changes
+    }
+
+    func insert(_ entity: EntityMapping, _ key: Int64) throws {
+        try record(.insert, entity, key, columns: [], values: [])
+    }
+
+    func update(_ entity: EntityMapping, _ key: Int64, keys: some Sequence<String>) throws {
+        let bits = self.bits[entity.name] ?? UpdatedPropertyBits(entity: entity.name, model: store.model)
+        self.bits[entity.name] = bits
+        try record(.update, entity, key, columns: ["ZCOLUMNS"], values: [Data(bits.bitmap(keys)).databaseValue])
+    }
+
+    /// Call before the row is deleted: the tombstone is read from it.
+    func delete(_ entity: EntityMapping, _ key: Int64) throws {
+        var columns: [String] = []
+        var values: [DatabaseValue] = []
+        let preserved = PersistentHistory.preservedAttributes(entity)
+        if !preserved.isEmpty {
+            let slots = preserved.enumerated().compactMap { slot, attribute -> (String, String)? in
+                guard changeTable.hasColumn("ZTOMBSTONE\(slot)"),
+                      let column = entity.attribute(attribute.name)?.column else { return nil }
+                return ("ZTOMBSTONE\(slot)", column)
+            }
+            if !slots.isEmpty, let row = try Row.fetchOne(
+                db, sql: "SELECT \(slots.map { SQL.identifier($0.1) }.joined(separator: ", ")) FROM \(SQL.identifier(entity.table)) WHERE Z_PK = ?",
+                arguments: [key]) {
+                columns = slots.map(\.0)
+                values = (0..<slots.count).map { row[$0] as DatabaseValue }
+            }
+        }
+        try record(.delete, entity, key, columns: columns, values: values)
+    }
+
+    /// Brings `Z_PRIMARYKEY` up to the keys handed out; call once, after the last change.
+    func finish() throws {
+        guard let token else { return }
+        try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX < ?",
+                       arguments: [nextChangeKey - 1, HistoryWriter.changeEntity, nextChangeKey - 1])
+        try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX < ?",
+                       arguments: [token, HistoryWriter.transactionEntity, token])
+    }
+
+    private func record(_ type: HistoryChangeType, _ entity: EntityMapping, _ key: Int64,
+                        columns: [String], values: [DatabaseValue]) throws {
+        let token = try self.token ?? beginTransaction()
+        let names = ["Z_PK", "Z_ENT", "ZCHANGETYPE", "ZENTITY", "ZENTITYPK", "ZTRANSACTIONID"] + columns
+        let statement = try db.cachedStatement(
+            sql: "INSERT INTO ACHANGE(\(names.joined(separator: ", "))) VALUES(\(names.map { _ in "?" }.joined(separator: ", ")))")
+        try statement.execute(arguments: StatementArguments(
+            [nextChangeKey.databaseValue, HistoryWriter.changeEntity.databaseValue, type.rawValue.databaseValue,
+             Int64(entity.entityID ?? 0).databaseValue, key.databaseValue, token.databaseValue] + values))
+        nextChangeKey += 1
+    }
+
+    private func beginTransaction() throws -> Int64 {
+        let token = try nextKey(HistoryWriter.transactionEntity, table: "ATRANSACTION")
+        nextChangeKey = try nextKey(HistoryWriter.changeEntity, table: "ACHANGE")
+        var columns = ["Z_PK", "Z_ENT"]
+        var values: [DatabaseValue] = [token.databaseValue, HistoryWriter.transactionEntity.databaseValue]
+        if transactionTable.hasColumn("ZTIMESTAMP") {
+            columns.append("ZTIMESTAMP")
+            values.append(Date().timeIntervalSinceReferenceDate.databaseValue)
+        }
+        let strings: [(String, String?)] = [("AUTHOR", origin.author), ("CONTEXTNAME", origin.contextName),
+                                            ("PROCESSID", ProcessInfo.processInfo.processName)]
+        for (field, value) in strings {
+            guard let value else { continue }
+            if transactionTable.hasColumn("Z\(field)TS"), let interned = try intern(value) {
+                columns.append("Z\(field)TS")
+                values.append(interned.databaseValue)
+            } else if transactionTable.hasColumn("Z\(field)") {
+                columns.append("Z\(field)")
+                values.append(value.databaseValue)
+            }
+        }
+        try db.execute(sql: "INSERT INTO ATRANSACTION(\(columns.joined(separator: ", "))) VALUES(\(columns.map { _ in "?" }.joined(separator: ", ")))",
+                       arguments: StatementArguments(values))
+        self.token = token
+        return token
+    }
+
+    /// The key of an interned string, added when it is new; nil without the strings table.
+    private func intern(_ text: String) throws -> Int64? {
+        guard store.schema.table("ATRANSACTIONSTRING")?.hasColumn("ZNAME") == true else { return nil }
+        if let key = try DatabaseValue.fetchOne(db, sql: "SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ? LIMIT 1", arguments: [text])
+            .flatMap(Int64.fromDatabaseValue) {
+            return key
+        }
+        let key = try nextKey(HistoryWriter.stringEntity, table: "ATRANSACTIONSTRING")
+        try db.execute(sql: "INSERT INTO ATRANSACTIONSTRING(Z_PK, Z_ENT, ZNAME) VALUES(?, ?, ?)",
+                       arguments: [key, HistoryWriter.stringEntity, text])
+        try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX < ?",
+                       arguments: [key, HistoryWriter.stringEntity, key])
+        return key
+    }
+
+    /// The next key of a history table: past both `Z_MAX` and the keys the table holds, so
+    /// a counter a hand edit left behind cannot hand out a key that is taken.
+    private func nextKey(_ entity: Int64, table: String) throws -> Int64 {
+        // Read leniently: a counter holding text is passed over, not trusted.
+        let counter = try DatabaseValue.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entity])
+        let highest = try DatabaseValue.fetchOne(db, sql: "SELECT max(Z_PK) FROM \(table)")
+        let (next, overflow) = max(counter.flatMap(Int64.fromDatabaseValue) ?? 0, highest.flatMap(Int64.fromDatabaseValue) ?? 0)
+            .addingReportingOverflow(1)
+        guard !overflow else { throw StoreError.primaryKeyCounterDamaged(entity: table, stored: "\(Int64.max)", problem: "the largest 64-bit integer") }
+        return next
+    }
+}

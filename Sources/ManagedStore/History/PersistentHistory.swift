@@ -1,0 +1,211 @@
+import Foundation
+import GRDB
+
+/// A store's persistent history, read as `NSPersistentHistoryChangeRequest` reads it
+/// (reference/persistent-history.md): `ATRANSACTION` rows with their interned strings, and
+/// `ACHANGE` rows resolved against the store's model. Reading is tolerant: a column the
+/// store lacks reads as NULL, and an extra one is ignored.
+public struct PersistentHistory {
+    public let store: PersistentStore
+    let transactionTable: SchemaSnapshot.Table
+    let changeTable: SchemaSnapshot.Table
+    let stringTable: SchemaSnapshot.Table?
+
+    public init(store: PersistentStore) throws {
+        guard let transactions = store.schema.table("ATRANSACTION"), let changes = store.schema.table("ACHANGE") else {
+            throw HistoryError.noHistory(path: store.path)
+        }
+        self.store = store
+        transactionTable = transactions
+        changeTable = changes
+        stringTable = store.schema.table("ATRANSACTIONSTRING").flatMap { $0.hasColumn("ZNAME") ? $0 : nil }
+    }
+
+    public struct Summary: Sendable, Equatable {
+        public var transactions: Int64
+        public var firstToken: Int64?
+        public var lastToken: Int64?
+    }
+
+    public func summary(_ db: Database) throws -> Summary {
+        let row = try Row.fetchOne(db, sql: "SELECT count(*), min(Z_PK), max(Z_PK) FROM ATRANSACTION")
+        return Summary(transactions: row?[0] ?? 0, firstToken: row?[1], lastToken: row?[2])
+    }
+
+    /// Transactions in token order, with the number of (matching) changes of each type.
+    public func transactions(_ query: HistoryQuery, _ db: Database, _ body: (HistoryTransaction) throws -> Void) throws {
+        try check(query, db)
+        var changeFilter = changeConditions(query, alias: "c")
+        if let after = query.after { changeFilter.append(("c.ZTRANSACTIONID > ?", [after.databaseValue])) }
+        let counts = "SELECT c.ZTRANSACTIONID AS tx, SUM(c.ZCHANGETYPE = 0) AS i, SUM(c.ZCHANGETYPE = 1) AS u, "
+            + "SUM(c.ZCHANGETYPE = 2) AS d FROM ACHANGE c" + Self.whereClause(changeFilter) + " GROUP BY c.ZTRANSACTIONID"
+        let filter = transactionConditions(query, alias: "t")
+        var sql = "SELECT " + transactionColumns("t") + ", k.i, k.u, k.d FROM ATRANSACTION t "
+            + (query.filtersChanges ? "JOIN" : "LEFT JOIN") + " (\(counts)) k ON k.tx = t.Z_PK"
+            + Self.whereClause(filter) + " ORDER BY t.Z_PK"
+        if let limit = query.limit { sql += " LIMIT \(limit)" }
+        let arguments = changeFilter.flatMap(\.1) + filter.flatMap(\.1)
+        let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+        while let row = try rows.next() {
+            try Cancellation.check()
+            var transaction = Self.transaction(row)
+            transaction.inserts = row[6] ?? 0
+            transaction.updates = row[7] ?? 0
+            transaction.deletes = row[8] ?? 0
+            try body(transaction)
+        }
+    }
+
+    /// Changes in commit order (token, then the order they were recorded), each with its
+    /// transaction.
+    public func changes(_ query: HistoryQuery, _ db: Database, _ body: (HistoryTransaction, HistoryChange) throws -> Void) throws {
+        try check(query, db)
+        let tombstones = changeTable.columns.map(\.name).filter { $0.uppercased().hasPrefix("ZTOMBSTONE") }
+            .compactMap { name -> (Int, String)? in Int(name.dropFirst("ZTOMBSTONE".count)).map { ($0, name) } }
+            .sorted { $0.0 < $1.0 }
+        let conditions = changeConditions(query, alias: "c") + transactionConditions(query, alias: "t")
+        var sql = "SELECT " + transactionColumns("t") + ", c.ZTRANSACTIONID, c.ZCHANGETYPE, c.ZENTITY, c.ZENTITYPK, "
+            + column(changeTable, "ZCOLUMNS", "c")
+            + tombstones.map { ", c.\(SQL.identifier($0.1))" }.joined()
+            + " FROM ACHANGE c LEFT JOIN ATRANSACTION t ON t.Z_PK = c.ZTRANSACTIONID"
+            + Self.whereClause(conditions) + " ORDER BY c.ZTRANSACTIONID, c.Z_PK"
+        if let limit = query.limit { sql += " LIMIT \(limit)" }
+        var entities = EntityLookup(store: store)
+        let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(conditions.flatMap(\.1)))
+        while let row = try rows.next() {
+            try Cancellation.check()
+            var transaction = Self.transaction(row)
+            let token: Int64 = row[6] ?? 0
+            transaction.token = token
+            let storedType: Int64 = row[7] ?? -1
+            let number: Int64 = row[8] ?? 0
+            let entity = entities.entity(number)
+            var change = HistoryChange(token: token, type: HistoryChangeType(rawValue: storedType), storedType: storedType,
+                                       entityName: entity?.mapping.name, entityNumber: number, primaryKey: row[9] ?? 0,
+                                       updatedProperties: nil, tombstone: [])
+            if change.type == .update {
+                let bitmap: Data? = row[10]
+                change.updatedProperties = bitmap.map { bits in
+                    entity?.bits.names([UInt8](bits)) ?? UpdatedPropertyBits(names: []).names([UInt8](bits))
+                } ?? []
+            }
+            if change.type == .delete, let entity {
+                for (slot, attribute) in entity.preserved.enumerated() {
+                    guard let index = tombstones.firstIndex(where: { $0.0 == slot }) else { continue }
+                    let stored = StoredValue(row[11 + index] as DatabaseValue)
+                    change.tombstone.append((attribute.name, AttributeValueDecoder.decode(stored, as: attribute, store: store.file)))
+                }
+            }
+            try body(transaction, change)
+        }
+    }
+
+    /// A token must be one the store could have handed out.
+    private func check(_ query: HistoryQuery, _ db: Database) throws {
+        guard let after = query.after else { return }
+        let last = try summary(db).lastToken
+        if after < 0 || after > (last ?? 0) { throw HistoryError.unknownToken(String(after), last: last) }
+    }
+
+    /// The attributes an entity keeps in a delete's tombstone, in `ZTOMBSTONEn` order.
+    public static func preservedAttributes(_ entity: EntityMapping) -> [AttributeDescription] {
+        entity.attributes.map(\.attribute).filter { $0.preservesValueInHistoryOnDeletion && !$0.allowsExternalBinaryDataStorage }
+            .sorted { $0.name < $1.name }
+    }
+
+    // MARK: SQL
+
+    typealias Condition = (String, [DatabaseValue])
+
+    static func whereClause(_ conditions: [Condition]) -> String {
+        conditions.isEmpty ? "" : " WHERE " + conditions.map(\.0).joined(separator: " AND ")
+    }
+
+    private func changeConditions(_ query: HistoryQuery, alias c: String) -> [Condition] {
+        var result: [Condition] = []
+        if let entity = query.entity { result.append(("\(c).ZENTITY IN (\(entity.entityIDs.map(String.init).joined(separator: ", ")))", [])) }
+        if let (entity, key) = query.object {
+            result.append(("\(c).ZENTITY IN (\(entity.entityIDs.map(String.init).joined(separator: ", "))) AND \(c).ZENTITYPK = ?",
+                           [key.databaseValue]))
+        }
+        if let type = query.type { result.append(("\(c).ZCHANGETYPE = ?", [type.rawValue.databaseValue])) }
+        return result
+    }
+
+    private func transactionConditions(_ query: HistoryQuery, alias t: String) -> [Condition] {
+        var result: [Condition] = []
+        if let after = query.after { result.append(("\(t).Z_PK > ?", [after.databaseValue])) }
+        let timestamp = column(transactionTable, "ZTIMESTAMP", t)
+        if let since = query.since { result.append(("\(timestamp) >= ?", [since.databaseValue])) }
+        if let until = query.until { result.append(("\(timestamp) <= ?", [until.databaseValue])) }
+        if let author = query.author { result.append(("\(interned("AUTHOR", t)) = ?", [author.databaseValue])) }
+        if let name = query.contextName { result.append(("\(interned("CONTEXTNAME", t)) = ?", [name.databaseValue])) }
+        return result
+    }
+
+    /// Token, timestamp, author, context name, bundle ID, process ID.
+    private func transactionColumns(_ t: String) -> String {
+        ["\(t).Z_PK", column(transactionTable, "ZTIMESTAMP", t), interned("AUTHOR", t), interned("CONTEXTNAME", t),
+         interned("BUNDLEID", t), interned("PROCESSID", t)].joined(separator: ", ")
+    }
+
+    private func column(_ table: SchemaSnapshot.Table, _ name: String, _ alias: String) -> String {
+        table.hasColumn(name) ? "\(alias).\(name)" : "NULL"
+    }
+
+    /// A string of the transaction: the interned one (`ZAUTHORTS` → `ATRANSACTIONSTRING`),
+    /// else the plain column older stores fill.
+    private func interned(_ field: String, _ t: String) -> String {
+        var choices: [String] = []
+        if let strings = stringTable, transactionTable.hasColumn("Z\(field)TS") {
+            choices.append("(SELECT s.ZNAME FROM \(SQL.identifier(strings.name)) s WHERE s.Z_PK = \(t).Z\(field)TS)")
+        }
+        if transactionTable.hasColumn("Z\(field)") { choices.append("\(t).Z\(field)") }
+        switch choices.count {
+        case 0: return "NULL"
+        case 1: return choices[0]
+        default: return "COALESCE(\(choices.joined(separator: ", ")))"
+        }
+    }
+
+    private static func transaction(_ row: Row) -> HistoryTransaction {
+        HistoryTransaction(token: row[0] ?? 0, timestamp: row[1], author: text(row[2]), contextName: text(row[3]),
+                           bundleID: text(row[4]), processID: text(row[5]))
+    }
+
+    /// Text as stored; a number where a string belongs (a hand-edited row) is shown as text.
+    private static func text(_ value: DatabaseValue) -> String? {
+        switch value.storage {
+        case .null: return nil
+        case .string(let s): return s
+        case .int64(let i): return String(i)
+        case .double(let d): return String(d)
+        case .blob(let data): return String(decoding: data, as: UTF8.self)
+        }
+    }
+}
+
+/// Entities by their `Z_ENT` number, each with what reading its changes needs, looked up
+/// once per number.
+private struct EntityLookup {
+    struct Entry {
+        let mapping: EntityMapping
+        let bits: UpdatedPropertyBits
+        let preserved: [AttributeDescription]
+    }
+
+    let store: PersistentStore
+    private var found: [Int64: Entry?] = [:]
+
+    init(store: PersistentStore) { self.store = store }
+
+    mutating func entity(_ number: Int64) -> Entry? {
+        if let known = found[number] { return known }
+        let entry = Int(exactly: number).flatMap { store.mapping.entity(withID: $0) }.map {
+            Entry(mapping: $0, bits: UpdatedPropertyBits(entity: $0.name, model: store.model),
+                  preserved: PersistentHistory.preservedAttributes($0))
+        }
+        found[number] = entry
+        return entry
+    }
+}
