@@ -3,6 +3,7 @@
 //
 //   swift run cdi-example-store Examples/People.sqlite
 //   swift run -c release cdi-example-store /tmp/million.sqlite --people 1000000
+//   swift run cdi-example-store /tmp/tracked.sqlite --history   (persistent history on)
 import Foundation
 import GRDB
 import ManagedStore
@@ -12,6 +13,7 @@ struct Arguments {
     var people = 50
     var model = "Examples/People.xcdatamodeld"
     var uuid = "5E1F4C6B-2D8A-4B7E-9C3D-0A1B2C3D4E5F"
+    var history = false
 
     init(_ words: [String]) throws {
         var words = words[...]
@@ -26,6 +28,8 @@ struct Arguments {
             case "--uuid":
                 guard let value = words.popFirst() else { throw Usage("--uuid takes a UUID") }
                 uuid = value
+            case "--history":
+                history = true
             case "-h", "--help":
                 throw Usage("")
             default:
@@ -64,6 +68,7 @@ func generate(_ arguments: Arguments) throws {
     let model = try XcdatamodelReader.model(atPath: arguments.model)
     var options = StoreCreator.Options()
     options.uuid = arguments.uuid
+    options.persistentHistory = arguments.history
     try StoreCreator.create(at: output, model: model, options: options)
     var random = Random()
     let carNames = ["Civic", "Golf", "Model 3", "Corolla", "Mustang", "Panda", "Clio", "Beetle"]
@@ -107,7 +112,7 @@ do {
     try generate(try Arguments(Array(CommandLine.arguments.dropFirst())))
 } catch let usage as Usage {
     if !usage.message.isEmpty { FileHandle.standardError.write(Data("cdi-example-store: error: \(usage.message)\n".utf8)) }
-    FileHandle.standardError.write(Data("usage: cdi-example-store OUTPUT [--people N] [--model PATH] [--uuid UUID]\n".utf8))
+    FileHandle.standardError.write(Data("usage: cdi-example-store OUTPUT [--people N] [--model PATH] [--uuid UUID] [--history]\n".utf8))
     exit(usage.message.isEmpty ? 0 : 64)
 } catch {
     FileHandle.standardError.write(Data("cdi-example-store: error: \(error)\n".utf8))

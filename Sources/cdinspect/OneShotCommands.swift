@@ -36,6 +36,7 @@ enum OneShotCommands {
         OneShot<BatchUpdateCommand>.self,
         OneShot<BatchDeleteCommand>.self,
         OneShot<HistoryCommand>.self,
+        OneShot<WatchCommand>.self,
     ]
 
     static var names: Set<String> { Set(all.map { $0._commandName }) }

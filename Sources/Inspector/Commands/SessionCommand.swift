@@ -54,6 +54,7 @@ public enum CommandTable {
         BatchDeleteCommand.self,
         MergeCommand.self,
         HistoryCommand.self,
+        WatchCommand.self,
     ]
 
     public static func command(named name: String) -> (any SessionCommand.Type)? {

@@ -14,6 +14,9 @@ public enum StoreCreator {
         public var frameworkVersion: Int64 = 1344
         public var wal = true
         public var writeModelCache = true
+        /// Persistent history tracking on (`NSPersistentHistoryTrackingKey`): the history tables
+        /// Core Data creates, with a tombstone column per preserved attribute.
+        public var persistentHistory = false
 
         public init() {}
     }
@@ -28,6 +31,7 @@ public enum StoreCreator {
             try db.execute(sql: "PRAGMA auto_vacuum = 2")
             try db.inTransaction {
                 for statement in schemaStatements(model) { try db.execute(sql: statement) }
+                if options.persistentHistory { try createHistoryTables(db, model: model) }
                 try writeBookkeeping(db, model: model, options: options)
                 return .commit
             }
@@ -165,6 +169,29 @@ public enum StoreCreator {
             let archive = BinaryPropertyListWriter.encode(ModelArchiver.archive(model))
             try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)",
                            arguments: [Data(try RawDeflate.deflate(archive))])
+        }
+    }
+
+    /// The tables as Core Data writes them (reference/persistent-history.md; the column lists
+    /// are those of the Notes and Photos stores), registered in `Z_PRIMARYKEY` as 16001-16003.
+    static func createHistoryTables(_ db: Database, model: ManagedObjectModel) throws {
+        let tombstones = model.entities.map { entity in
+            model.allProperties(of: entity.name).filter {
+                if case .attribute(let a) = $0.property { return a.preservesValueInHistoryOnDeletion } else { return false }
+            }.count
+        }.max() ?? 0
+        try db.execute(sql: "CREATE TABLE ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, "
+                       + "ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB"
+                       + (0..<tombstones).map { ", ZTOMBSTONE\($0) BLOB" }.joined() + " )")
+        try db.execute(sql: "CREATE TABLE ATRANSACTION ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER, "
+                       + "ZBUNDLEIDTS INTEGER, ZCONTEXTNAMETS INTEGER, ZPROCESSIDTS INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR, "
+                       + "ZBUNDLEID VARCHAR, ZCONTEXTNAME VARCHAR, ZPROCESSID VARCHAR, ZQUERYGEN BLOB )")
+        try db.execute(sql: "CREATE TABLE ATRANSACTIONSTRING ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR )")
+        try db.execute(sql: "CREATE INDEX ACHANGE_ZTRANSACTIONID_INDEX ON ACHANGE (ZTRANSACTIONID)")
+        try db.execute(sql: "CREATE INDEX Z_TRANSACTION_TransactionTimestampIndex ON ATRANSACTION (ZTIMESTAMP COLLATE BINARY ASC)")
+        try db.execute(sql: "CREATE UNIQUE INDEX Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME COLLATE BINARY ASC)")
+        for (id, name) in [(16001, "CHANGE"), (16002, "TRANSACTION"), (16003, "TRANSACTIONSTRING")] {
+            try db.execute(sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, 0)", arguments: [id, name])
         }
     }
 

@@ -12,6 +12,9 @@ public struct WALIndex: Sendable, Equatable {
     public var lastFrame: Int
     /// The database page size the WAL was written with.
     public var pageSize: Int
+    /// The whole header: it changes with every commit and checkpoint (`iChange`, `mxFrame`,
+    /// the salts), so two equal headers mean no transaction committed in between.
+    public var header: [UInt8] = []
 
     /// Bytes a frame takes in the `-wal` file: its 24-byte header and one page.
     public var frameSize: Int { pageSize + 24 }
@@ -29,13 +32,13 @@ public struct WALIndex: Sendable, Equatable {
             let rawPageSize = Int(bytes[14..<16].withUnsafeBytes { $0.loadUnaligned(as: UInt16.self) })
             // The field is 16 bits: SQLite keeps 65536 as 1 (walIndexHdr's szPage encoding).
             let pageSize = (rawPageSize & 0xFE00) + ((rawPageSize & 0x0001) << 16)
-            return WALIndex(lastFrame: lastFrame, pageSize: pageSize == 0 ? file.pageSize : pageSize)
+            return WALIndex(lastFrame: lastFrame, pageSize: pageSize == 0 ? file.pageSize : pageSize, header: Array(bytes[0..<48]))
         }
         return nil
     }
 }
 
-/// Descriptors of `-shm` files, opened once and never closed.
+/// Descriptors of `-shm` (and database) files, opened once and never closed.
 ///
 /// SQLite's locks on the `-shm` are POSIX advisory locks, which belong to the process: closing
 /// *any* descriptor of the file drops all of them, including the read lock that keeps a

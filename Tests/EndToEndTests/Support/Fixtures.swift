@@ -81,10 +81,11 @@ enum Fixtures {
     }
 
     /// The example store, generated fresh into `folder` by the Examples generator.
-    static func exampleStore(in folder: URL, people: Int = 50) throws -> URL {
+    static func exampleStore(in folder: URL, people: Int = 50, history: Bool = false) throws -> URL {
         let target = folder.appendingPathComponent("People.sqlite")
         let model = packageRoot.appendingPathComponent("Examples/People.xcdatamodeld").path
-        let result = try CLI.run([target.path, "--people", String(people), "--model", model], executable: CLI.generator)
+        let result = try CLI.run([target.path, "--people", String(people), "--model", model] + (history ? ["--history"] : []),
+                                 executable: CLI.generator)
         guard result.status == 0 else {
             throw NSError(domain: "generator", code: Int(result.status), userInfo: [NSLocalizedDescriptionKey: result.stderr])
         }

@@ -1,0 +1,126 @@
+import Foundation
+import XCTest
+
+/// `watch` as a script follows a store: a watcher process prints JSON lines while this test
+/// commits through cdinspect and through the sqlite3 shell.
+final class WatchTests: XCTestCase {
+    /// A running `cdinspect watch`, its output lines stamped with the time they arrived.
+    final class Watcher: @unchecked Sendable {
+        let process = Process()
+        private let lock = NSLock()
+        private var lines: [(Date, String)] = []
+        private let done = DispatchGroup()
+
+        init(_ arguments: [String]) throws {
+            let out = Pipe()
+            process.executableURL = CLI.binary
+            process.arguments = arguments
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            done.enter()
+            DispatchQueue.global().async { [self] in
+                var pending = Data()
+                while true {
+                    let chunk = out.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    let now = Date()
+                    pending.append(chunk)
+                    while let newline = pending.firstIndex(of: 10) {
+                        let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                        pending.removeSubrange(pending.startIndex...newline)
+                        lock.withLock { lines.append((now, line)) }
+                    }
+                }
+                done.leave()
+            }
+        }
+
+        func finish() -> [(Date, String)] {
+            process.waitUntilExit()
+            done.wait()
+            return lock.withLock { lines }
+        }
+    }
+
+    func testEveryCommitAppearsInOrderWithinTwoHundredMilliseconds() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder, history: true).path
+        let watcher = try Watcher(["watch", store, "Person", "--format", "json", "--limit", "5", "--timeout", "60"])
+        Thread.sleep(forTimeInterval: 1.5)  // its first snapshot
+
+        var commits: [Date] = []
+        func commit(_ body: () throws -> Void) rethrows {
+            try body()
+            commits.append(Date())
+            Thread.sleep(forTimeInterval: 0.4)
+        }
+        try commit { XCTAssertEqual(try CLI.run([store, "-c", "insert Person name=zed id=E621E1F8-C36C-495A-93FC-0C247A3E6E5F age=7", "-c", "save"]).status, 0) }
+        try commit { try SQLiteShell.run(store, "UPDATE ZPERSON SET ZAGE = 99, Z_OPT = Z_OPT + 1 WHERE Z_PK = 3") }
+        try commit { XCTAssertEqual(try CLI.run(["batch-update", store, "Person", "--set", "age=age+1", "--where", "name == \"zed\""]).status, 0) }
+        try commit { try SQLiteShell.run(store, "DELETE FROM ZPERSON WHERE Z_PK = 3") }
+        try commit { XCTAssertEqual(try CLI.run([store, "-c", "context set author tester", "-c", "delete Person/p51", "-c", "save"]).status, 0) }
+
+        let lines = watcher.finish()
+        XCTAssertEqual(watcher.process.terminationStatus, 0)
+        XCTAssertEqual(lines.count, 5, lines.map(\.1).joined(separator: "\n"))
+        guard lines.count == 5 else { return }
+        let events = try lines.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.1.utf8)) as? [String: Any]) }
+        XCTAssertEqual(events.map { "\($0["type"]!) \(($0["objectID"] as? String ?? "").split(separator: "/").suffix(2).joined(separator: "/"))" },
+                       ["insert Person/p51", "update Person/p3", "update Person/p51", "delete Person/p3", "delete Person/p51"])
+        XCTAssertEqual(events.map { $0["author"] as? String ?? "-" }, ["cdinspect", "-", "cdinspect", "-", "tester"])
+        let age = { (i: Int) in (events[i]["changes"] as? [String: [String: Any]])?["age"] }
+        XCTAssertEqual(age(1)?["new"] as? Int, 99)
+        XCTAssertEqual(age(2)?["old"] as? Int, 7)
+        XCTAssertEqual(age(2)?["new"] as? Int, 8)
+        XCTAssertEqual(age(4)?["old"] as? Int, 8)
+        XCTAssertTrue(age(4)?["new"] is NSNull)
+        for (i, (arrived, line)) in lines.enumerated() {
+            // Measured from the writer's exit, which follows its commit.
+            XCTAssertLessThan(arrived.timeIntervalSince(commits[i]), 0.2, line)
+        }
+    }
+
+    /// Idle, a watch sleeps between looks at the WAL index: under 1% of a core, measured as
+    /// the CPU time a long idle watch takes beyond a watch that ends at once.
+    func testAnIdleWatchUsesUnderOnePercentOfACore() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder).path
+        func cpu(_ seconds: Double) throws -> Double {
+            var before = rusage(), after = rusage()
+            getrusage(WatchTests.children, &before)
+            let r = try CLI.run(["watch", store, "--timeout", String(seconds)])
+            getrusage(WatchTests.children, &after)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            func total(_ u: rusage) -> Double {
+                Double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + Double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6
+            }
+            return total(after) - total(before)
+        }
+        let startUp = try cpu(0)
+        let idle = try cpu(8)
+        XCTAssertLessThan((idle - startUp) / 8, 0.01, "start-up \(startUp)s, idle watch \(idle)s")
+    }
+
+    #if canImport(Darwin)
+    static let children = RUSAGE_CHILDREN
+    #else
+    static let children = __rusage_who_t(RUSAGE_CHILDREN.rawValue)
+    #endif
+
+    func testBadArgumentsAndAStoreWithoutHistory() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder).path
+        var r = try CLI.run(["watch", store, "--where", "age > 3"])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertTrue(r.stderr.contains("--where needs an ENTITY"), r.stderr)
+        r = try CLI.run(["watch", store, "Nobody", "--timeout", "1"])
+        XCTAssertEqual(r.status, 1)
+        r = try CLI.run(["watch", store, "--timeout", "soon"])
+        XCTAssertEqual(r.status, 64)
+        // Without history a watch still reports changes, with no author.
+        r = try CLI.run([store, "-c", "watch Person --timeout 0.3 --format csv"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "time,type,objectID,changes,author,contextName,processID\n")
+    }
+}
