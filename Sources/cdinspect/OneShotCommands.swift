@@ -37,6 +37,7 @@ enum OneShotCommands {
         OneShot<BatchDeleteCommand>.self,
         OneShot<HistoryCommand>.self,
         OneShot<WatchCommand>.self,
+        OneShot<CloudKitCommand>.self,
     ]
 
     static var names: Set<String> { Set(all.map { $0._commandName }) }

@@ -25,6 +25,7 @@ public struct InfoCommand: SessionCommand {
             ("model", .string(store.model.source.description)),
             ("entities", .integer(Int64(store.model.entities.count))),
             ("persistentHistory", .bool(store.schema.hasPersistentHistory)),
+            ("cloudKitMirroring", .bool(store.schema.table("ANSCKRECORDMETADATA") != nil)),
         ]
         // The span of history an app's token can name: `history --after TOKEN` reads past it.
         if let history = try? PersistentHistory(store: store), let summary = try? store.read(history.summary) {

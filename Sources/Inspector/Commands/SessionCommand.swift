@@ -55,6 +55,7 @@ public enum CommandTable {
         MergeCommand.self,
         HistoryCommand.self,
         WatchCommand.self,
+        CloudKitCommand.self,
     ]
 
     public static func command(named name: String) -> (any SessionCommand.Type)? {

@@ -65,7 +65,7 @@ public struct PersistentHistory {
             .sorted { $0.0 < $1.0 }
         let conditions = changeConditions(query, alias: "c") + transactionConditions(query, alias: "t")
         var sql = "SELECT " + transactionColumns("t") + ", c.ZTRANSACTIONID, c.ZCHANGETYPE, c.ZENTITY, c.ZENTITYPK, "
-            + column(changeTable, "ZCOLUMNS", "c")
+            + changeTable.select("ZCOLUMNS", "c")
             + tombstones.map { ", c.\(SQL.identifier($0.1))" }.joined()
             + " FROM ACHANGE c LEFT JOIN ATRANSACTION t ON t.Z_PK = c.ZTRANSACTIONID"
             + Self.whereClause(conditions) + " ORDER BY c.ZTRANSACTIONID, c.Z_PK"
@@ -135,7 +135,7 @@ public struct PersistentHistory {
     private func transactionConditions(_ query: HistoryQuery, alias t: String) -> [Condition] {
         var result: [Condition] = []
         if let after = query.after { result.append(("\(t).Z_PK > ?", [after.databaseValue])) }
-        let timestamp = column(transactionTable, "ZTIMESTAMP", t)
+        let timestamp = transactionTable.select("ZTIMESTAMP", t)
         if let since = query.since { result.append(("\(timestamp) >= ?", [since.databaseValue])) }
         if let until = query.until { result.append(("\(timestamp) <= ?", [until.databaseValue])) }
         if let author = query.author { result.append(("\(interned("AUTHOR", t)) = ?", [author.databaseValue])) }
@@ -145,13 +145,10 @@ public struct PersistentHistory {
 
     /// Token, timestamp, author, context name, bundle ID, process ID.
     private func transactionColumns(_ t: String) -> String {
-        ["\(t).Z_PK", column(transactionTable, "ZTIMESTAMP", t), interned("AUTHOR", t), interned("CONTEXTNAME", t),
+        ["\(t).Z_PK", transactionTable.select("ZTIMESTAMP", t), interned("AUTHOR", t), interned("CONTEXTNAME", t),
          interned("BUNDLEID", t), interned("PROCESSID", t)].joined(separator: ", ")
     }
 
-    private func column(_ table: SchemaSnapshot.Table, _ name: String, _ alias: String) -> String {
-        table.hasColumn(name) ? "\(alias).\(name)" : "NULL"
-    }
 
     /// A string of the transaction: the interned one (`ZAUTHORTS` → `ATRANSACTIONSTRING`),
     /// else the plain column older stores fill.

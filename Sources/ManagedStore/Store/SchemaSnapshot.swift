@@ -28,6 +28,12 @@ public struct SchemaSnapshot: Sendable {
         }
 
         public func hasColumn(_ name: String) -> Bool { column(name) != nil }
+
+        /// `alias.NAME`, or `NULL` where a store lacks the column: for reading tables whose
+        /// columns vary between OS versions without failing on the ones a store does not have.
+        func select(_ name: String, _ alias: String) -> String {
+            hasColumn(name) ? "\(alias).\(name)" : "NULL"
+        }
     }
 
     public struct PrimaryKeyRow: Sendable, Equatable {
