@@ -10,6 +10,25 @@ final class ExampleScriptTests: ExampleStoreTestCase {
         return try CLI.run([store, "--format", "csv"], stdin: script)
     }
 
+    /// `Examples/follow-a-store.sh`: a watcher sees a second process's three commits, each
+    /// with its author, and history lists the same three transactions.
+    func testFollowAStoreScript() throws {
+        let script = Fixtures.packageRoot.appendingPathComponent("Examples/follow-a-store.sh").path
+        let r = try CLI.run([script], executable: URL(fileURLWithPath: "/bin/sh"),
+                            environment: ["CDINSPECT": CLI.binary.path, "CDI_EXAMPLE_STORE": CLI.generator.path], timeout: 120)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 7, r.stdout)
+        guard lines.count == 7 else { return }
+        let events = try lines[0..<3].map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        XCTAssertEqual(events.map { $0["type"] as? String ?? "" }, ["insert", "update", "delete"])
+        XCTAssertEqual(events.map { $0["author"] as? String ?? "" }, ["importer", "cdinspect", "cdinspect"])
+        XCTAssertEqual(Set(events.map { $0["objectID"] as? String ?? "" }), [Fixtures.uri("Person/p6")])
+        XCTAssertEqual(lines[3], "token,timestamp,author,contextName,bundleID,processID,inserts,updates,deletes")
+        XCTAssertEqual(lines[4...].map { $0.split(separator: ",").enumerated().filter { [0, 2, 6, 7, 8].contains($0.offset) }.map(\.element).joined(separator: ",") },
+                       ["1,importer,1,0,0", "2,cdinspect,0,1,0", "3,cdinspect,0,0,1"])
+    }
+
     func testSeed001QueryGenerationScript() throws {
         let result = try run("seed-001-query-generations.cdi")
         XCTAssertEqual(result.status, 0, result.stderr)
