@@ -15,7 +15,7 @@ struct CDInspect: ParsableCommand {
             the commands; 'man cdinspect' describes everything.
             """,
         version: "0.1.0 (line editor: \(LineEditor.name))",
-        subcommands: [SessionSubcommand.self] + OneShotCommands.all,
+        subcommands: [SessionSubcommand.self] + OneShotCommands.all + [StoresSubcommand.self],
         defaultSubcommand: SessionSubcommand.self)
 
     /// Parses and runs, printing errors as `cdinspect: error: …` and exiting with the status
@@ -54,7 +54,7 @@ struct CDInspect: ParsableCommand {
 
 /// Options every form of the command accepts.
 struct StoreOptions: ParsableArguments {
-    @Argument(help: "The store: a Core Data .sqlite file (its -wal beside it), or any SQLite file.")
+    @Argument(help: "The store: a Core Data .sqlite file (its -wal beside it), any SQLite file, or an app's bundle identifier or name (see 'cdinspect stores').")
     var store: String
 
     @Option(name: .long, help: "An .xcdatamodeld, .xcdatamodel or contents file to use as the model.")
@@ -74,7 +74,7 @@ struct StoreOptions: ParsableArguments {
     /// session, where `sqldebug N` can turn it on later.
     func openStore(session: Bool = false) throws -> PersistentStore {
         let log = session || sqlDebug > 0 ? SQLDebugLog(level: sqlDebug, sink: Diagnostics.log) : nil
-        return try PersistentStore(path: store, options: .init(modelPath: model, readonly: readonly, log: log))
+        return try PersistentStore(path: try StoreSearch.resolve(store), options: .init(modelPath: model, readonly: readonly, log: log))
     }
 }
 

@@ -7,7 +7,7 @@ extension BatchResultType: ExpressibleByArgument {
 
 /// What both batch requests take: the entity, the predicate, the result type and format.
 public struct BatchTarget: ParsableArguments {
-    @Argument(help: "The entity (its sub-entities' rows are included).") public var entity: String
+    @Argument(help: "The entity (its sub-entities' rows are included).", completion: EntityCompletion.kind) public var entity: String
     @OptionGroup public var predicate: PredicateOptions
     @Option(name: .long, help: ArgumentHelp("What to print: status (default), count or ids.", valueName: "type"))
     public var result: BatchResultType = .status

@@ -7,7 +7,7 @@ public struct CountCommand: SessionCommand {
         abstract: "Count the objects of an entity that match a predicate.",
         discussion: "Prints the number alone ({\"count\": N} in JSON). Sub-entities' objects are counted, as a fetch returns them. 'count ENTITY where P…' takes the rest of the line as the predicate.")
 
-    @Argument(help: "The entity to count.")
+    @Argument(help: "The entity to count.", completion: EntityCompletion.kind)
     public var entity: String
 
     @OptionGroup public var predicate: PredicateOptions
@@ -28,7 +28,7 @@ public struct ExplainCommand: SessionCommand {
         abstract: "Print the SQL a fetch would run, and its bound values, without running it.",
         discussion: "Takes the options of fetch. The SQL is what cdinspect runs, written as Core Data's SQLite store writes it; the cdi_* functions stand in for the ones Core Data registers (NSCoreDataLike, NSCoreDataStringSearch, …).")
 
-    @Argument(help: "The entity to fetch.")
+    @Argument(help: "The entity to fetch.", completion: EntityCompletion.kind)
     public var entity: String
 
     @OptionGroup public var predicate: PredicateOptions

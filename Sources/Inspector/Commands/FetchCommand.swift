@@ -11,7 +11,7 @@ public struct FetchCommand: SessionCommand {
             relationships; rows stream out as they are read.
             """)
 
-    @Argument(help: "The entity to fetch (its sub-entities' objects are included).")
+    @Argument(help: "The entity to fetch (its sub-entities' objects are included).", completion: EntityCompletion.kind)
     public var entity: String
 
     @OptionGroup public var predicate: PredicateOptions

@@ -7,7 +7,7 @@ public struct SchemaCommand: SessionCommand {
         abstract: "Show an entity's properties (all entities without ENTITY): types, optionality, relationships and their SQL storage.",
         discussion: "Inherited properties are included and say which entity declares them.")
 
-    @Argument(help: "The entity to describe.")
+    @Argument(help: "The entity to describe.", completion: EntityCompletion.kind)
     public var entity: String?
 
     @OptionGroup public var output: FormatOption

@@ -16,7 +16,7 @@ public struct WatchCommand: SessionCommand {
             Ctrl-C ends it; --limit and --timeout end it too, for scripts.
             """)
 
-    @Argument(help: "The entity to watch (with its sub-entities); all entities when left out.")
+    @Argument(help: "The entity to watch (with its sub-entities); all entities when left out.", completion: EntityCompletion.kind)
     public var entity: String?
     @OptionGroup public var predicate: PredicateOptions
     @Option(name: .long, parsing: .unconditional, help: "Stop after N changes.", transform: ObjectCount.parse)
