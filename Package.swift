@@ -28,6 +28,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // `cdinspect mcp`: the Model Context Protocol's official Swift SDK (README, design notes).
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
     ],
     targets: [
         .systemLibrary(
@@ -67,6 +69,7 @@ let package = Package(
                 .target(name: "CReadline", condition: .when(traits: ["Readline"])),
                 .target(name: "CEditline", condition: .when(traits: ["Editline"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "MCP", package: "swift-sdk"),
             ]),
         .executableTarget(
             name: "cdi-example-store",

@@ -15,7 +15,7 @@ struct CDInspect: ParsableCommand {
             the commands; 'man cdinspect' describes everything.
             """,
         version: "0.1.0 (line editor: \(LineEditor.name))",
-        subcommands: [SessionSubcommand.self] + OneShotCommands.all + [StoresSubcommand.self],
+        subcommands: [SessionSubcommand.self] + OneShotCommands.all + [StoresSubcommand.self, MCPSubcommand.self],
         defaultSubcommand: SessionSubcommand.self)
 
     /// Parses and runs, printing errors as `cdinspect: error: …` and exiting with the status

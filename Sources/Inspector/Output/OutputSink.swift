@@ -3,7 +3,9 @@ import Foundation
 /// Where command output goes. Rows are written as they are produced, and the sink is
 /// flushed after each command so another program can drive cdinspect line by line.
 public final class OutputSink {
-    private let handle: FileHandle
+    private let handle: FileHandle?
+    /// What a sink without a file handle has been given (a tool result of `cdinspect mcp`).
+    public private(set) var collected: [UInt8] = []
     // Appended to for every field of every row; the checks exclusivity enforcement would
     // add cost more than the writing itself, and the sink is only used from one thread.
     @exclusivity(unchecked) private var buffer: [UInt8] = []
@@ -16,6 +18,12 @@ public final class OutputSink {
         self.handle = handle
         self.terminalWidth = terminalWidth
         buffer.reserveCapacity(1 << 16)
+    }
+
+    /// A sink that keeps its output, for a caller that sends it on elsewhere.
+    public init(collectingWithWidth terminalWidth: Int? = nil) {
+        handle = nil
+        self.terminalWidth = terminalWidth
     }
 
     public func write(_ text: String) {
@@ -54,6 +62,11 @@ public final class OutputSink {
 
     public func flush() {
         guard !buffer.isEmpty else { return }
+        guard let handle else {
+            collected += buffer
+            buffer.removeAll(keepingCapacity: true)
+            return
+        }
         let data = Data(buffer)
         buffer.removeAll(keepingCapacity: true)
         do { try handle.write(contentsOf: data) } catch {

@@ -1,0 +1,138 @@
+import Foundation
+import XCTest
+
+/// `cdinspect mcp` driven over pipes with JSON-RPC, as an assistant drives it.
+final class MCPServerTests: XCTestCase {
+    /// A running server: send a request, read the response with its id.
+    final class Server {
+        let process = Process()
+        let input = Pipe()
+        let output = Pipe()
+        private var pending = Data()
+        private var nextID = 0
+
+        init(_ store: String) throws {
+            process.executableURL = CLI.binary
+            process.arguments = ["mcp", store]
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+        }
+
+        func send(_ method: String, _ params: [String: Any]? = nil) throws -> [String: Any] {
+            nextID += 1
+            var message: [String: Any] = ["jsonrpc": "2.0", "id": nextID, "method": method]
+            if let params { message["params"] = params }
+            try input.fileHandleForWriting.write(contentsOf: JSONSerialization.data(withJSONObject: message) + Data([10]))
+            while true {
+                if let newline = pending.firstIndex(of: 10) {
+                    let line = pending[pending.startIndex..<newline]
+                    pending.removeSubrange(pending.startIndex...newline)
+                    let reply = try XCTUnwrap(JSONSerialization.jsonObject(with: line) as? [String: Any])
+                    if reply["id"] as? Int == nextID { return reply }
+                    continue
+                }
+                let chunk = output.fileHandleForReading.availableData
+                guard !chunk.isEmpty else { throw NSError(domain: "mcp", code: 1, userInfo: [NSLocalizedDescriptionKey: "the server closed its output"]) }
+                pending.append(chunk)
+            }
+        }
+
+        func notify(_ method: String) throws {
+            try input.fileHandleForWriting.write(contentsOf: JSONSerialization.data(withJSONObject: ["jsonrpc": "2.0", "method": method]) + Data([10]))
+        }
+
+        /// A tool's text and whether it is an error.
+        func call(_ tool: String, _ arguments: [String: Any] = [:]) throws -> (text: String, isError: Bool) {
+            let reply = try send("tools/call", ["name": tool, "arguments": arguments])
+            let result = try XCTUnwrap(reply["result"] as? [String: Any], "\(reply)")
+            let content = try XCTUnwrap(result["content"] as? [[String: Any]])
+            return (content.compactMap { $0["text"] as? String }.joined(), result["isError"] as? Bool ?? false)
+        }
+
+        func json(_ tool: String, _ arguments: [String: Any] = [:]) throws -> Any {
+            let (text, isError) = try call(tool, arguments)
+            XCTAssertFalse(isError, text)
+            return try JSONSerialization.jsonObject(with: Data(text.utf8))
+        }
+
+        func stop() -> Int32 {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    func storeBytes(_ path: String) -> [Data?] {
+        [path, path + "-wal"].map { FileManager.default.contents(atPath: $0) }
+    }
+
+    func testEveryToolAnswersAndNothingCanWrite() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder, history: true).path
+        // One transaction of history to read back.
+        XCTAssertEqual(try CLI.run(["batch-update", store, "Person", "--set", "age=age+1", "--where", "age > 75"]).status, 0)
+        let before = storeBytes(store)
+
+        let server = try Server(store)
+        let initialized = try server.send("initialize", ["protocolVersion": "2025-06-18", "capabilities": [String: Any](),
+                                                         "clientInfo": ["name": "tests", "version": "1"]])
+        XCTAssertEqual((initialized["result"] as? [String: Any])?["serverInfo"].flatMap { ($0 as? [String: Any])?["name"] as? String }, "cdinspect")
+        try server.notify("notifications/initialized")
+
+        let listed = try XCTUnwrap((try server.send("tools/list")["result"] as? [String: Any])?["tools"] as? [[String: Any]])
+        XCTAssertEqual(Set(listed.compactMap { $0["name"] as? String }), ["entities", "schema", "fetch", "count", "explain", "history", "cloudkit"])
+        XCTAssertTrue(listed.allSatisfy { ($0["annotations"] as? [String: Any])?["readOnlyHint"] as? Bool == true })
+
+        let entities = try XCTUnwrap(try server.json("entities") as? [[String: Any]])
+        XCTAssertEqual(entities.compactMap { $0["name"] as? String }, ["Car", "Person", "SportsCar", "Tag"])
+        let schema = try XCTUnwrap(try server.json("schema", ["entity": "Person"]) as? [String: Any])
+        XCTAssertEqual(schema["table"] as? String, "ZPERSON")
+
+        let fetched = try XCTUnwrap(try server.json("fetch", ["entity": "Person", "predicate": "age >= 70", "sort": ["age:desc", "name"],
+                                                              "limit": 3, "keys": "name,age"]) as? [String: Any])
+        let objects = try XCTUnwrap(fetched["objects"] as? [[String: Any]])
+        XCTAssertEqual(objects.count, 3)
+        XCTAssertEqual(fetched["truncated"] as? Bool, true)
+        XCTAssertEqual(Set(objects[0].keys), ["objectID", "name", "age"])
+        let ages = objects.compactMap { $0["age"] as? Int }
+        XCTAssertEqual(ages, ages.sorted(by: >))
+        let all = try XCTUnwrap(try server.json("fetch", ["entity": "Tag", "limit": 1000]) as? [String: Any])
+        XCTAssertEqual(all["truncated"] as? Bool, false)
+        XCTAssertEqual((all["objects"] as? [Any])?.count, Int(try SQLiteShell.read(store, "SELECT count(*) FROM ZTAG")))
+
+        let count = try XCTUnwrap(try server.json("count", ["entity": "Person", "predicate": "age >= 70"]) as? [String: Any])
+        XCTAssertEqual(count["count"] as? Int, Int(try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZAGE >= 70")))
+        let explained = try XCTUnwrap(try server.json("explain", ["entity": "Person", "predicate": "age >= 70"]) as? [String: Any])
+        XCTAssertTrue((explained["sql"] as? String)?.contains("ZPERSON") == true)
+
+        let history = try XCTUnwrap(try server.json("history") as? [String: Any])
+        let transactions = try XCTUnwrap(history["transactions"] as? [[String: Any]])
+        XCTAssertEqual(transactions.count, 1)
+        XCTAssertEqual(transactions.first?["author"] as? String, "cdinspect")
+        let changes = try XCTUnwrap(try server.json("history", ["changes": true, "type": "update"]) as? [String: Any])
+        XCTAssertEqual(changes["truncated"] as? Bool, false)
+
+        // Errors are tool errors with the command line's own line.
+        let unknown = try server.call("count", ["entity": "Persn"])
+        XCTAssertTrue(unknown.isError)
+        XCTAssertEqual(unknown.text, "unknown entity 'Persn' (did you mean 'Person'?)")
+        let cloud = try server.call("cloudkit")
+        XCTAssertTrue(cloud.isError && cloud.text.contains("is not mirrored to CloudKit"), cloud.text)
+        let badPredicate = try server.call("fetch", ["entity": "Person", "predicate": "age >"])
+        XCTAssertTrue(badPredicate.isError, badPredicate.text)
+
+        // No tool writes, and the session commands that do are not tools.
+        for tool in ["batch-update", "save", "insert", "sql"] {
+            let refused = try server.call(tool, ["entity": "Person"])
+            XCTAssertTrue(refused.isError && refused.text.hasPrefix("no tool '\(tool)'"), refused.text)
+        }
+        XCTAssertEqual(server.stop(), 0)
+        let after = storeBytes(store)
+        XCTAssertTrue(before[0] == after[0], "the server changed the store file")
+        // A write would leave frames in the -wal; a WAL reader may only create it empty.
+        XCTAssertTrue(before[1] == after[1] || (before[1] == nil && after[1]?.isEmpty == true),
+                      "the server changed the -wal: \(before[1]?.count ?? -1) → \(after[1]?.count ?? -1) bytes")
+    }
+}
