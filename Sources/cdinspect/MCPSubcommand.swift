@@ -14,7 +14,7 @@ struct MCPSubcommand: ParsableCommand {
         abstract: "Serve STORE to a coding assistant over the Model Context Protocol (stdio), read-only.",
         discussion: """
             Tools: entities, schema, fetch (predicate, sort, limit, keys; at most 1000 objects, with a \
-            'truncated' flag), count, explain, history and cloudkit. Results are the JSON the commands print; \
+            'truncated' flag), count, explain, history, cloudkit and sql (read-only). Results are the JSON the commands print; \
             errors come back as tool errors with the line the command line prints. The store is opened \
             read-only: nothing an assistant asks can change it. See the README for registering it.
             """)
@@ -101,6 +101,10 @@ final class MCPTools: @unchecked Sendable {
                                 ("type", "string", "insert, update or delete."),
                                 ("limit", "integer", "At most this many rows (default 100, at most 1000).")],
                    required: []),
+        Definition(name: "sql", description: "Read-only SQL against the store's tables (a statement that would write is refused).",
+                   properties: [("query", "string", "One SQL statement."),
+                                ("limit", "integer", "At most this many rows (default 100, at most 1000).")],
+                   required: ["query"]),
         Definition(name: "cloudkit", description: "CloudKit mirroring state: entities, zones, objects or events.",
                    properties: [("view", "string", "entities (default), zones, objects or events."),
                                 ("entity", "string", "For objects: the entity."), predicate],
@@ -182,6 +186,9 @@ final class MCPTools: @unchecked Sendable {
                 return "{\"transactions\": \(rows.trimmingCharacters(in: .whitespacesAndNewlines)), \"truncated\": \(more)}"
             }
             return capped(try run(words + ["--limit", String(cap + 1)]), cap: cap, key: "transactions")
+        case "sql":
+            let cap = try limit()
+            return capped(try run(["sql", try required("query"), "--limit", String(cap + 1)]), cap: cap, key: "rows")
         case "cloudkit":
             return try run(["cloudkit", try text("view") ?? "entities"] + (try text("entity").map { [$0] } ?? []) + predicate)
         default:

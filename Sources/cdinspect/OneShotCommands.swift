@@ -38,6 +38,7 @@ enum OneShotCommands {
         OneShot<HistoryCommand>.self,
         OneShot<WatchCommand>.self,
         OneShot<CloudKitCommand>.self,
+        OneShot<SQLCommand>.self,
     ]
 
     static var names: Set<String> { Set(all.map { $0._commandName }) }

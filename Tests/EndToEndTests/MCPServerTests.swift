@@ -82,7 +82,7 @@ final class MCPServerTests: XCTestCase {
         try server.notify("notifications/initialized")
 
         let listed = try XCTUnwrap((try server.send("tools/list")["result"] as? [String: Any])?["tools"] as? [[String: Any]])
-        XCTAssertEqual(Set(listed.compactMap { $0["name"] as? String }), ["entities", "schema", "fetch", "count", "explain", "history", "cloudkit"])
+        XCTAssertEqual(Set(listed.compactMap { $0["name"] as? String }), ["entities", "schema", "fetch", "count", "explain", "history", "cloudkit", "sql"])
         XCTAssertTrue(listed.allSatisfy { ($0["annotations"] as? [String: Any])?["readOnlyHint"] as? Bool == true })
 
         let entities = try XCTUnwrap(try server.json("entities") as? [[String: Any]])
@@ -124,7 +124,12 @@ final class MCPServerTests: XCTestCase {
         XCTAssertTrue(badPredicate.isError, badPredicate.text)
 
         // No tool writes, and the session commands that do are not tools.
-        for tool in ["batch-update", "save", "insert", "sql"] {
+        let rows = try XCTUnwrap(try server.json("sql", ["query": "SELECT ZNAME FROM ZPERSON ORDER BY Z_PK", "limit": 2]) as? [String: Any])
+        XCTAssertEqual((rows["rows"] as? [[String: Any]])?.compactMap { $0["ZNAME"] as? String }, ["dave0", "dave1"])
+        XCTAssertEqual(rows["truncated"] as? Bool, true)
+        let write = try server.call("sql", ["query": "UPDATE ZPERSON SET ZAGE = 0"])
+        XCTAssertTrue(write.isError && write.text.contains("would change the store"), write.text)
+        for tool in ["batch-update", "save", "insert", "update"] {
             let refused = try server.call(tool, ["entity": "Person"])
             XCTAssertTrue(refused.isError && refused.text.hasPrefix("no tool '\(tool)'"), refused.text)
         }

@@ -56,6 +56,7 @@ public enum CommandTable {
         HistoryCommand.self,
         WatchCommand.self,
         CloudKitCommand.self,
+        SQLCommand.self,
     ]
 
     public static func command(named name: String) -> (any SessionCommand.Type)? {

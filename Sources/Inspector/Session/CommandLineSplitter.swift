@@ -66,4 +66,14 @@ public enum CommandLineSplitter {
         skipSpaces()
         return ("\(command) \(entity)", String(scalars[i...]))
     }
+
+    /// The rest of the line after `command`, as typed, when it starts with a letter (an SQL
+    /// keyword); nil otherwise (options or a quoted argument: split as usual).
+    public static func rawTail(_ line: String, command: String) -> String? {
+        let trimmed = line.drop { $0 == " " || $0 == "\t" }
+        guard trimmed.hasPrefix(command + " ") || trimmed.hasPrefix(command + "\t") else { return nil }
+        let rest = trimmed.dropFirst(command.count).drop { $0 == " " || $0 == "\t" }
+        guard let first = rest.first, first.isLetter else { return nil }
+        return String(rest)
+    }
 }

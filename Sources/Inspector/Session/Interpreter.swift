@@ -26,6 +26,9 @@ public final class Interpreter {
         var words: [String]
         if let (head, predicate) = CommandLineSplitter.splitWhereClause(line, commands: Interpreter.whereCommands) {
             words = try CommandLineSplitter.words(head) + ["--where", predicate]
+        } else if let query = CommandLineSplitter.rawTail(line, command: "sql") {
+            // SQL keeps its own quotes: `sql SELECT … WHERE ZNAME = 'x'`.
+            words = ["sql", query]
         } else {
             words = try CommandLineSplitter.words(line)
         }
