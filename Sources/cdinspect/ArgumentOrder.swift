@@ -7,6 +7,9 @@ enum ArgumentOrder {
     static let valued: Set<String> = ["--sql-debug", "--model", "--format"]
 
     static func normalized(_ arguments: [String]) -> [String] {
+        // A shell completion script asking for values (`---completion fetch -- …`) is the
+        // parser's own protocol: left as it is.
+        if arguments.first == "---completion" { return arguments }
         let words = arguments.map { $0 == "-com.apple.CoreData.SQLDebug" ? "--sql-debug" : $0 }
         var i = 0
         while i < words.count, words[i].hasPrefix("--"), words[i] != "--" {

@@ -29,3 +29,20 @@ final class SessionLanguageTests: XCTestCase {
         XCTAssertEqual(CSV.field("a,\"b\"\nc"), "\"a,\"\"b\"\"\nc\"")
     }
 }
+
+/// Shell completion of entity names reads the store typed on the line.
+final class EntityCompletionTests: XCTestCase {
+    func testEntityNamesComeFromTheStoreOnTheLine() {
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Examples/People.sqlite").path
+        XCTAssertEqual(EntityCompletion.names(words: ["--format", "json", example], prefix: ""), ["Car", "Person", "SportsCar", "Tag"])
+        XCTAssertEqual(EntityCompletion.names(words: [example], prefix: "S"), ["SportsCar"])
+        XCTAssertEqual(EntityCompletion.names(words: ["/no/such/store.sqlite"], prefix: ""), [])
+    }
+
+    func testSQLTakesTheRestOfTheLineOnlyWhenItStartsWithAKeyword() {
+        XCTAssertEqual(CommandLineSplitter.rawTail("sql SELECT 'a b' FROM t", command: "sql"), "SELECT 'a b' FROM t")
+        XCTAssertNil(CommandLineSplitter.rawTail(#"sql --format json "SELECT 1""#, command: "sql"))
+        XCTAssertNil(CommandLineSplitter.rawTail("sqldebug 2", command: "sql"))
+    }
+}
