@@ -39,6 +39,7 @@ enum OneShotCommands {
         OneShot<WatchCommand>.self,
         OneShot<CloudKitCommand>.self,
         OneShot<SQLCommand>.self,
+        OneShot<ModelCommand>.self,
     ]
 
     static var names: Set<String> { Set(all.map { $0._commandName }) }

@@ -19,6 +19,9 @@ public struct FetchCommand: SessionCommand {
     @OptionGroup public var inContext: ContextFetchOptions
     @OptionGroup public var output: FormatOption
 
+    @Flag(name: .long, help: "Show transformable values as their archived bytes (base64) instead of decoding them.")
+    public var raw = false
+
     public init() {}
 
     public func run(in session: Session) throws {
@@ -51,7 +54,7 @@ public struct FetchCommand: SessionCommand {
                 if showsID { values.append(row.objectID.map { uris.value($0) } ?? .null) }
                 if request.resultType != .ids {
                     for value in row.values {
-                        if case .object(let id?) = value { values.append(uris.value(id)) } else { values.append(OutputValue(value)) }
+                        if case .object(let id?) = value { values.append(uris.value(id)) } else { values.append(OutputValue(value, rawArchives: raw)) }
                     }
                 }
                 writer.row(values)
@@ -77,7 +80,7 @@ public struct FetchCommand: SessionCommand {
                     let visible = object.visibleValues
                     for key in keys {
                         let value = try visible[key] ?? c.value(of: object, keyPath: key)
-                        values.append(OutputValue(value))
+                        values.append(OutputValue(value, rawArchives: raw))
                     }
                 }
                 writer.row(values)

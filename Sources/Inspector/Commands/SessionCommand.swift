@@ -57,6 +57,7 @@ public enum CommandTable {
         WatchCommand.self,
         CloudKitCommand.self,
         SQLCommand.self,
+        ModelCommand.self,
     ]
 
     public static func command(named name: String) -> (any SessionCommand.Type)? {

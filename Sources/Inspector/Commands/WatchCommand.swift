@@ -77,7 +77,7 @@ final class WatchPrinter {
         switch format {
         case .json:
             let changes = OutputValue.object(event.changes.map { change in
-                (change.key, .object([("old", change.old.map(OutputValue.init) ?? .null), ("new", change.new.map(OutputValue.init) ?? .null)]))
+                (change.key, .object([("old", change.old.map { OutputValue($0) } ?? .null), ("new", change.new.map { OutputValue($0) } ?? .null)]))
             })
             var pairs: [(String, OutputValue)] = [("time", time), ("type", .string(type)), ("objectID", .objectID(event.objectID.uri)),
                                                   ("changes", changes)]

@@ -2,9 +2,9 @@ import Foundation
 import ManagedStore
 
 extension OutputValue {
-    /// An attribute value as the user sees it: UUIDs and URIs as text, transformables by
-    /// their summary, externally stored data by the file holding it.
-    public init(_ value: AttributeValue) {
+    /// An attribute value as the user sees it: UUIDs and URIs as text, transformables
+    /// decoded (or, `rawArchives`, as their bytes), externally stored data by the file holding it.
+    public init(_ value: AttributeValue, rawArchives: Bool = false) {
         switch value {
         case .null: self = .null
         case .integer(let i): self = .integer(i)
@@ -15,24 +15,47 @@ extension OutputValue {
         case .data(let bytes): self = .data(bytes)
         case .uuid(let uuid): self = .string(OutputValue.uuidText(uuid))
         case .uri(let uri): self = .string(uri)
-        case .transformable(let summary, _): self = .string(summary)
+        case .transformable(let summary, let bytes): self = rawArchives ? .data(bytes) : .archive(summary: summary, bytes: bytes)
         case .externalFile(let path, let exists): self = .string("<external data \(path)\(exists ? "" : ", missing")>")
         }
     }
 
     /// A managed object's property: to-many relationships as arrays of object IDs.
-    public init(_ value: ObjectValue) {
+    public init(_ value: ObjectValue, rawArchives: Bool = false) {
         switch value {
-        case .attribute(let a): self.init(a)
+        case .attribute(let a): self.init(a, rawArchives: rawArchives)
         case .toOne(let id): self = id.map { .objectID($0.uri) } ?? .null
         case .toMany(let ids): self = .array(ids.map { .objectID($0.uri) })
         }
     }
 
-    public init(_ value: FetchedValue) {
+    public init(_ value: FetchedValue, rawArchives: Bool = false) {
         switch value {
-        case .attribute(let a): self.init(a)
+        case .attribute(let a): self.init(a, rawArchives: rawArchives)
         case .object(let id): self = id.map { .objectID($0.uri) } ?? .null
+        }
+    }
+
+    /// A transformable's bytes decoded as Foundation would unarchive them; bytes that are no
+    /// archive (a custom transformer's own format) stay bytes, shown as base64.
+    init(archiveBytes bytes: [UInt8]) {
+        if let value = try? KeyedUnarchiver.value(of: bytes) { self.init(value) } else { self = .data(bytes) }
+    }
+
+    public init(_ value: ArchivedValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .integer(let i): self = .integer(i)
+        case .real(let d): self = .real(d)
+        case .string(let s): self = .string(s)
+        case .date(let d): self = .date(d)
+        case .data(let bytes): self = .data(bytes)
+        case .array(let items): self = .array(items.map(OutputValue.init))
+        case .dictionary(let entries): self = .object(entries.map { ($0.key, OutputValue($0.value)) })
+        case .object(let className, let fields):
+            self = .object([("$class", .string(className))] + fields.map { ($0.key, OutputValue($0.value)) })
+        case .cycle(let index): self = .object([("$ref", .integer(Int64(index)))])
         }
     }
 

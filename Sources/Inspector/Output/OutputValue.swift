@@ -17,6 +17,9 @@ public enum OutputValue: Sendable, Equatable {
     case objectURI(prefix: String, key: Int64)
     case array([OutputValue])
     case object([(String, OutputValue)])
+    /// A transformable's archive: its one-line summary in text formats, the decoded value in
+    /// JSON (decoded only when JSON asks, so a table of them costs no unarchiving).
+    case archive(summary: String, bytes: [UInt8])
 
     public static func == (lhs: OutputValue, rhs: OutputValue) -> Bool {
         lhs.text == rhs.text && lhs.jsonText == rhs.jsonText
@@ -83,6 +86,7 @@ public enum OutputValue: Sendable, Equatable {
         case .objectURI(let prefix, let key): return prefix + String(key)
         case .array(let items): return items.map(\.text).joined(separator: ", ")
         case .object(let pairs): return pairs.map { "\($0.0)=\($0.1.text)" }.joined(separator: ", ")
+        case .archive(let summary, _): return summary
         }
     }
 
@@ -99,6 +103,7 @@ public enum OutputValue: Sendable, Equatable {
         case .objectURI(let prefix, let key): return JSON.quote(prefix + String(key))
         case .array(let items): return "[" + items.map(\.jsonText).joined(separator: ", ") + "]"
         case .object(let pairs): return "{" + pairs.map { JSON.quote($0.0) + ": " + $0.1.jsonText }.joined(separator: ", ") + "}"
+        case .archive(_, let bytes): return OutputValue(archiveBytes: bytes).jsonText
         }
     }
 }

@@ -38,7 +38,10 @@ public enum ModelCacheReader {
                 isAbstract: archive.value(ref, "NSIsAbstract")?.boolValue ?? false,
                 superentityName: superRef.flatMap { archive.string($0, "NSEntityName") },
                 properties: properties.sorted { $0.name < $1.name },
-                renamingIdentifier: archive.string(ref, "NSRenamingIdentifier")))
+                renamingIdentifier: renaming(archive.string(ref, "NSRenamingIdentifier"), name),
+                uniquenessConstraints: uniqueTuples(ref, archive: archive),
+                fetchIndexes: fetchIndexes(ref, archive: archive),
+                versionHashModifier: archive.string(ref, "NSVersionHashModifier")))
         }
         return ManagedObjectModel(entities: entities, source: .modelCache)
     }
@@ -48,6 +51,34 @@ public enum ModelCacheReader {
     /// keep (uuid, cloudDeleteState, trashedDate…) carry it, and no entity has more of them
     /// than the store's `ACHANGE` has `ZTOMBSTONEn` columns (six, on Asset and LibraryScope).
     static let preservedFlag = 16
+
+    /// Core Data archives an element's own name as its renaming identifier when none was
+    /// set; only a different name says something.
+    private static func renaming(_ identifier: String?, _ name: String) -> String? {
+        identifier == name ? nil : identifier
+    }
+
+    /// `NSUniqueTuples`: an array of arrays of property names (or of property descriptions).
+    private static func uniqueTuples(_ ref: Int, archive: KeyedArchive) -> [[String]] {
+        archive.arrayReferences(archive.uid(archive.objects[ref]["NSUniqueTuples"])).map { tuple in
+            archive.arrayReferences(tuple).compactMap { member in
+                archive.objects[member].stringValue ?? archive.string(member, "NSPropertyName")
+            }
+        }.filter { !$0.isEmpty }
+    }
+
+    private static func fetchIndexes(_ ref: Int, archive: KeyedArchive) -> [FetchIndexDescription] {
+        archive.arrayReferences(archive.uid(archive.objects[ref]["NSFetchIndexDescriptions"])).compactMap { index in
+            guard let name = archive.string(index, "NSIndexName") else { return nil }
+            let elements = archive.arrayReferences(archive.uid(archive.objects[index]["NSIndexElements"])).compactMap { element -> FetchIndexDescription.Element? in
+                guard let property = archive.string(element, "NSPropertyName") else { return nil }
+                return FetchIndexDescription.Element(propertyName: property,
+                                                     isRTree: archive.value(element, "NSFetchIndexElementType")?.integerValue == 1,
+                                                     isAscending: archive.value(element, "NSAscending")?.boolValue ?? true)
+            }
+            return FetchIndexDescription(name: name, elements: elements)
+        }
+    }
 
     private static func property(_ ref: Int, name: String, archive: KeyedArchive) -> PropertyDescription? {
         let flag = { (key: String) in archive.value(ref, key)?.boolValue ?? false }
@@ -64,7 +95,8 @@ public enum ModelCacheReader {
                 valueTransformerName: archive.string(ref, "NSValueTransformerName"),
                 allowsExternalBinaryDataStorage: flag("NSAllowsExternalBinaryDataStorage"),
                 defaultValue: defaultValue(archive.value(ref, "NSDefaultValue")),
-                preservesValueInHistoryOnDeletion: (int("NSFlagsKey") ?? 0) & preservedFlag != 0))
+                preservesValueInHistoryOnDeletion: (int("NSFlagsKey") ?? 0) & preservedFlag != 0,
+                renamingIdentifier: renaming(archive.string(ref, "NSRenamingIdentifier"), name)))
         case "NSRelationshipDescription":
             let destination = archive.string(ref, "_NSDestinationEntityName")
                 ?? archive.uid(archive.objects[ref]["NSDestinationEntity"]).flatMap { archive.string($0, "NSEntityName") }
@@ -79,7 +111,8 @@ public enum ModelCacheReader {
                 deleteRule: DeleteRule(rawValue: int("NSDeleteRule") ?? 1) ?? .nullify,
                 isOrdered: flag("NSIsOrdered"),
                 isOptional: flag("NSIsOptional"),
-                isTransient: flag("NSIsTransient")))
+                isTransient: flag("NSIsTransient"),
+                renamingIdentifier: renaming(archive.string(ref, "NSRenamingIdentifier"), name)))
         case "NSFetchedPropertyDescription":
             return .fetched(FetchedPropertyDescription(name: name, fetchEntityName: archive.string(ref, "_NSFetchRequestEntityName")))
         default:

@@ -12,11 +12,14 @@ public struct AttributeDescription: Sendable, Equatable {
     /// `preservesValueInHistoryOnDeletion`: persistent history keeps the value in the
     /// delete's tombstone, so a consumer can still tell which object went.
     public var preservesValueInHistoryOnDeletion: Bool = false
+    /// The name the attribute had in an earlier model version (nil when it is its own name).
+    public var renamingIdentifier: String?
 
     public init(name: String, type: AttributeType, isOptional: Bool = true, isTransient: Bool = false,
                 isDerived: Bool = false, valueClassName: String? = nil, valueTransformerName: String? = nil,
                 allowsExternalBinaryDataStorage: Bool = false, defaultValue: String? = nil,
-                preservesValueInHistoryOnDeletion: Bool = false) {
+                preservesValueInHistoryOnDeletion: Bool = false, renamingIdentifier: String? = nil) {
+        self.renamingIdentifier = renamingIdentifier
         self.name = name
         self.type = type
         self.isOptional = isOptional
@@ -42,12 +45,15 @@ public struct RelationshipDescription: Sendable, Equatable {
     public var isOrdered: Bool
     public var isOptional: Bool
     public var isTransient: Bool
+    /// The name the relationship had in an earlier model version (nil when it is its own name).
+    public var renamingIdentifier: String?
 
     public var isToMany: Bool { maxCount != 1 }
 
     public init(name: String, destinationEntityName: String, inverseName: String?, minCount: Int = 0,
                 maxCount: Int = 1, deleteRule: DeleteRule = .nullify, isOrdered: Bool = false,
-                isOptional: Bool = true, isTransient: Bool = false) {
+                isOptional: Bool = true, isTransient: Bool = false, renamingIdentifier: String? = nil) {
+        self.renamingIdentifier = renamingIdentifier
         self.name = name
         self.destinationEntityName = destinationEntityName
         self.inverseName = inverseName
@@ -64,12 +70,25 @@ public struct RelationshipDescription: Sendable, Equatable {
 public struct FetchedPropertyDescription: Sendable, Equatable {
     public var name: String
     public var fetchEntityName: String?
+
+    public init(name: String, fetchEntityName: String?) {
+        self.name = name
+        self.fetchEntityName = fetchEntityName
+    }
 }
 
 public enum PropertyDescription: Sendable, Equatable {
     case attribute(AttributeDescription)
     case relationship(RelationshipDescription)
     case fetched(FetchedPropertyDescription)
+
+    public var renamingIdentifier: String? {
+        switch self {
+        case .attribute(let a): return a.renamingIdentifier
+        case .relationship(let r): return r.renamingIdentifier
+        case .fetched: return nil
+        }
+    }
 
     public var name: String {
         switch self {

@@ -62,6 +62,8 @@ public enum XcdatamodelReader {
         var sawModel = false
         private var current: EntityDescription?
         private var fetched: FetchedPropertyDescription?
+        private var constraint: [String]?
+        private var fetchIndex: FetchIndexDescription?
 
         mutating func start(_ element: String, _ a: [String: String]) {
             let yes = { (key: String) in a[key] == "YES" }
@@ -71,7 +73,7 @@ public enum XcdatamodelReader {
             case "entity":
                 current = EntityDescription(name: a["name"] ?? "", className: a["representedClassName"],
                                             isAbstract: yes("isAbstract"), superentityName: a["parentEntity"],
-                                            renamingIdentifier: a["elementID"])
+                                            renamingIdentifier: a["elementID"], versionHashModifier: a["versionHashModifier"])
             case "attribute":
                 current?.properties.append(.attribute(AttributeDescription(
                     name: a["name"] ?? "",
@@ -83,7 +85,8 @@ public enum XcdatamodelReader {
                     valueTransformerName: a["valueTransformerName"],
                     allowsExternalBinaryDataStorage: yes("allowsExternalBinaryDataStorage"),
                     defaultValue: a["defaultValueString"],
-                    preservesValueInHistoryOnDeletion: yes("preserveAfterDeletion"))))
+                    preservesValueInHistoryOnDeletion: yes("preserveAfterDeletion"),
+                    renamingIdentifier: a["elementID"])))
             case "relationship":
                 let toMany = yes("toMany")
                 current?.properties.append(.relationship(RelationshipDescription(
@@ -95,11 +98,23 @@ public enum XcdatamodelReader {
                     deleteRule: a["deletionRule"].flatMap(DeleteRule.init(modelName:)) ?? .nullify,
                     isOrdered: yes("ordered"),
                     isOptional: yes("optional"),
-                    isTransient: yes("transient"))))
+                    isTransient: yes("transient"),
+                    renamingIdentifier: a["elementID"])))
             case "fetchedProperty":
                 fetched = FetchedPropertyDescription(name: a["name"] ?? "", fetchEntityName: nil)
             case "fetchRequest":
                 fetched?.fetchEntityName = a["entity"]
+            case "uniquenessConstraint":
+                constraint = []
+            case "constraint":
+                if let value = a["value"] { constraint?.append(value) }
+            case "fetchIndex":
+                fetchIndex = FetchIndexDescription(name: a["name"] ?? "", elements: [])
+            case "fetchIndexElement":
+                if let property = a["property"] {
+                    fetchIndex?.elements.append(.init(propertyName: property, isRTree: a["type"]?.lowercased() == "rtree",
+                                                      isAscending: a["order"] != "descending"))
+                }
             default:
                 break
             }
@@ -116,6 +131,12 @@ public enum XcdatamodelReader {
             case "fetchedProperty":
                 if let f = fetched { current?.properties.append(.fetched(f)) }
                 fetched = nil
+            case "uniquenessConstraint":
+                if let c = constraint, !c.isEmpty { current?.uniquenessConstraints.append(c) }
+                constraint = nil
+            case "fetchIndex":
+                if let i = fetchIndex { current?.fetchIndexes.append(i) }
+                fetchIndex = nil
             default:
                 break
             }

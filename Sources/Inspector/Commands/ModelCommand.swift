@@ -1,0 +1,141 @@
+import Foundation
+import ArgumentParser
+import ManagedStore
+
+public struct ModelCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "model",
+        abstract: "Print, export or compare the store's model; list the classes its transformables hold.",
+        discussion: """
+            'model' prints the model as the contents XML of an .xcdatamodel. 'model export DIR' writes it as \
+            DIR/NAME.xcdatamodeld (or to DIR itself when it ends in .xcdatamodeld) with one version and \
+            .xccurrentversion, ready for Xcode or --model; nothing that exists is overwritten. \
+            'model diff OTHER' compares the store's model (the old version) with OTHER's (the new one: another \
+            store, an app's bundle identifier, an .xcdatamodeld, .xcdatamodel or contents file): entities and \
+            properties added, removed, renamed (by renaming identifier), moved and changed, each with the migration \
+            it needs and the rule that says so, and a verdict; it exits 0 when the models are equivalent and 1 when \
+            they differ. 'model classes [ENTITY]' lists, for every transformable attribute, the classes archived in \
+            its rows with the number of rows holding each: what an NSSecureUnarchiveFromDataTransformer must allow.
+            """)
+
+    @Argument(help: ArgumentHelp("xml (the default), export, diff or classes.", valueName: "view"))
+    public var view: String = "xml"
+    @Argument(help: ArgumentHelp("For export: the folder to write to. For diff: the other store or model. For classes: an entity.", valueName: "target"))
+    public var target: String?
+    @OptionGroup public var output: FormatOption
+
+    public init() {}
+
+    public func run(in session: Session) throws {
+        let views = ["xml", "export", "diff", "classes"]
+        guard views.contains(view) else { throw CommandError.usage("model shows \(views.joined(separator: ", ")), not '\(view)'") }
+        switch view {
+        case "export":
+            guard let target else { throw CommandError.usage("model export needs a folder: model export DIR") }
+            try export(to: target, session: session)
+        case "diff":
+            guard let target else { throw CommandError.usage("model diff needs the other store or model: model diff OTHER") }
+            try diff(with: target, session: session)
+        case "classes":
+            try classes(entity: target, session: session)
+        default:
+            if target != nil { throw CommandError.usage("'model' takes no argument; did you mean 'model export \(target ?? "")'?") }
+            session.output.write(ModelXMLWriter.contents(of: session.store.model))
+        }
+    }
+
+    private func export(to destination: String, session: Session) throws {
+        let store = session.store
+        let name = URL(fileURLWithPath: store.path).deletingPathExtension().lastPathComponent
+        let bundle = ModelExport.bundlePath(destination: destination, name: name)
+        let contents = try ModelExport.write(store.model, toBundle: bundle)
+        if store.model.source.namesAreCaseInsensitive {
+            session.warn("the store has no model cache: property names in the export are the schema's uppercase guesses")
+        }
+        session.output.line("wrote \(bundle) (\(store.model.entities.count) entities; \(contents))")
+    }
+
+    private func diff(with other: String, session: Session) throws {
+        let newModel = try Self.model(of: other)
+        let diff = ModelDiff(from: session.store.model, to: newModel)
+        let format = session.format(output.format)
+        let columns = ["entity", "property", "change", "detail", "migration", "rule"]
+        func values(_ c: ModelDiff.Change) -> [OutputValue] {
+            [.string(c.entity), c.property.map(OutputValue.string) ?? .null, .string(c.kind.rawValue), .string(c.detail),
+             .string(Self.migrationText(c.migration)), .string(c.rule)]
+        }
+        if format == .json {
+            let changes = OutputValue.array(diff.changes.map { .object(Array(zip(columns, values($0)))) })
+            session.output.line(OutputValue.object([("equivalent", .bool(diff.isEquivalent)), ("migration", .string(Self.migrationText(diff.migration))),
+                                                    ("verdict", .string(diff.verdict)), ("changes", changes)]).jsonText)
+        } else {
+            if !diff.changes.isEmpty {
+                let writer = RowWriter(columns: columns, format: format, sink: session.output)
+                diff.changes.forEach { writer.row(values($0)) }
+                writer.finish()
+                if format != .csv { session.output.line() }
+            }
+            // CSV stays rows only, for the programs that read it; the exit status says the rest.
+            if format != .csv { session.output.line(diff.verdict) }
+        }
+        session.output.flush()
+        if !diff.isEquivalent { throw ModelsDiffer() }
+    }
+
+    /// The model of a store (by path or app name) or of an Xcode model file.
+    static func model(of other: String) throws -> ManagedObjectModel {
+        if isModelFile(other) { return try XcdatamodelReader.model(atPath: other) }
+        let path = try StoreSearch.resolve(other)
+        return try PersistentStore(path: path, options: .init(readonly: true)).model
+    }
+
+    static func isModelFile(_ path: String) -> Bool {
+        let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
+        if trimmed.hasSuffix(".xcdatamodeld") || trimmed.hasSuffix(".xcdatamodel") || trimmed.hasSuffix("/contents") || trimmed == "contents" {
+            return true
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 64)) ?? Data()
+        return String(decoding: head, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<?xml")
+    }
+
+    static func migrationText(_ m: ModelDiff.Migration) -> String {
+        switch m {
+        case .none: return "none"
+        case .lightweight: return "lightweight"
+        case .undocumented: return "not documented"
+        case .mappingModel: return "mapping model"
+        }
+    }
+
+    private func classes(entity: String?, session: Session) throws {
+        let store = session.store
+        let entities = try entity.map { [try store.entity($0)] }
+        let census = try store.read { try ArchivedClassCensus(store: store, entities: entities, $0) }
+        let writer = RowWriter(columns: ["entity", "attribute", "transformer", "class", "rows"], format: session.format(output.format), sink: session.output)
+        for line in census.lines {
+            writer.row([.string(line.entityName), .string(line.attributeName), line.transformerName.map(OutputValue.string) ?? .null,
+                        .string(Self.contentText(line.content)), .integer(Int64(line.rows))])
+        }
+        writer.finish()
+        if census.lines.isEmpty {
+            session.warn(entity == nil ? "no transformable attribute has a value in this store" : "no transformable attribute of \(entity ?? "") has a value")
+        }
+    }
+
+    static func contentText(_ content: ArchivedClassCensus.Content) -> String {
+        switch content {
+        case .archivedClass(let name): return name
+        case .propertyList: return "(property list, no archive)"
+        case .otherFormat: return "(not an archive: the transformer's own format)"
+        case .damaged(let why): return "(damaged: \(why))"
+        case .notBytes: return "(not binary data)"
+        }
+    }
+}
+
+/// `model diff` found differences: exit 1 without an error line, as `diff` and `cmp` do.
+public struct ModelsDiffer: Error, CustomStringConvertible {
+    public var description: String { "the models differ" }
+}

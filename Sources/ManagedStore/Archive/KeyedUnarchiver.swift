@@ -1,0 +1,305 @@
+import Foundation
+
+/// Reads a transformable's bytes the way `NSKeyedUnarchiver` (and so
+/// `NSSecureUnarchiveFromDataTransformer`) would, into `ArchivedValue`s.
+///
+/// `NSKeyedUnarchiver` cannot be used: an app's classes are not on this machine, and on
+/// Linux Foundation does not decode UIKit/AppKit archives at all. Foundation's own types are
+/// decoded by their archived keys; any other class keeps its name and fields. Archives are
+/// store content, so they are read defensively: cycles become `.cycle`, and a graph whose
+/// shared references would expand past `nodeLimit` values is refused rather than expanded.
+public struct KeyedUnarchiver {
+    public enum Error: Swift.Error, CustomStringConvertible, Equatable {
+        /// The bytes are not a binary property list: a custom transformer's own format.
+        case notAnArchive
+        case malformed(String)
+        case tooLarge(Int)
+
+        public var description: String {
+            switch self {
+            case .notAnArchive: return "not a property list or keyed archive"
+            case .malformed(let why): return "damaged keyed archive: \(why)"
+            case .tooLarge(let limit): return "the archive expands to more than \(limit) values"
+            }
+        }
+    }
+
+    public static let nodeLimit = 1_000_000
+
+    /// The value the bytes hold: a keyed archive's root object, or a plain property list.
+    public static func value(of bytes: [UInt8]) throws -> ArchivedValue {
+        let plist: PropertyListValue
+        do {
+            plist = try BinaryPropertyList.decode(bytes)
+        } catch BinaryPropertyList.Error.notABinaryPropertyList {
+            throw Error.notAnArchive
+        } catch {
+            throw Error.malformed(String(describing: error))
+        }
+        guard plist["$archiver"] != nil || plist["$objects"] != nil else { return try plainValue(plist) }
+        let archive: KeyedArchive
+        do { archive = try KeyedArchive(plist) } catch { throw Error.malformed(String(describing: error)) }
+        var reader = KeyedUnarchiver(archive: archive)
+        return try reader.decode(archive.root)
+    }
+
+    /// The classes the archive holds instances of (what a secure unarchiver must allow),
+    /// without decoding the values; empty for a plain property list.
+    public static func classNames(in bytes: [UInt8]) throws -> Set<String> {
+        let plist: PropertyListValue
+        do {
+            plist = try BinaryPropertyList.decode(bytes)
+        } catch BinaryPropertyList.Error.notABinaryPropertyList {
+            throw Error.notAnArchive
+        } catch {
+            throw Error.malformed(String(describing: error))
+        }
+        guard plist["$archiver"] != nil || plist["$objects"] != nil else { return [] }
+        let archive: KeyedArchive
+        do { archive = try KeyedArchive(plist) } catch { throw Error.malformed(String(describing: error)) }
+        var names: Set<String> = []
+        for index in archive.objects.indices where archive.objects[index]["$class"] != nil {
+            if let name = archive.className(of: index) { names.insert(name) }
+        }
+        return names
+    }
+
+    private let archive: KeyedArchive
+    private var path: Set<Int> = []
+    private var nodes = 0
+
+    private init(archive: KeyedArchive) {
+        self.archive = archive
+    }
+
+    private static func plainValue(_ plist: PropertyListValue) throws -> ArchivedValue {
+        var count = 0
+        func convert(_ v: PropertyListValue) throws -> ArchivedValue {
+            count += 1
+            if count > nodeLimit { throw Error.tooLarge(nodeLimit) }
+            switch v {
+            case .null: return .null
+            case .bool(let b): return .bool(b)
+            case .integer(let i): return .integer(i)
+            case .real(let d): return .real(d)
+            case .date(let d): return .date(d)
+            case .data(let d): return .data(d)
+            case .string(let s): return .string(s)
+            case .uid(let u): return .integer(Int64(u))
+            case .array(let items): return .array(try items.map(convert))
+            case .dictionary(let pairs):
+                return .dictionary(try pairs.map { .init(keyText(try convert($0.key)), try convert($0.value)) })
+            }
+        }
+        return try convert(plist)
+    }
+
+    /// A dictionary key as text: strings as they are, anything else as its JSON-ish text.
+    static func keyText(_ value: ArchivedValue) -> String {
+        switch value {
+        case .string(let s): return s
+        case .integer(let i): return String(i)
+        case .real(let d): return String(d)
+        case .bool(let b): return b ? "true" : "false"
+        case .null: return "null"
+        default: return String(describing: value)
+        }
+    }
+
+    // MARK: Objects
+
+    private mutating func decode(_ index: Int) throws -> ArchivedValue {
+        nodes += 1
+        if nodes > Self.nodeLimit { throw Error.tooLarge(Self.nodeLimit) }
+        guard archive.objects.indices.contains(index) else { return .null }
+        let object = archive.objects[index]
+        switch object {
+        case .string(let s): return s == "$null" && index == 0 ? .null : .string(s)
+        case .bool(let b): return .bool(b)
+        case .integer(let i): return .integer(i)
+        case .real(let d): return .real(d)
+        case .date(let d): return .date(d)
+        case .data(let d): return .data(d)
+        case .null: return .null
+        case .uid(let u): return try reference(.uid(u))
+        case .array(let items): return .array(try items.map { try inline($0) })
+        case .dictionary: break
+        }
+        guard path.insert(index).inserted else { return .cycle(index) }
+        defer { path.remove(index) }
+        let className = archive.className(of: index) ?? ""
+        if let value = try foundationValue(index, className: className) { return value }
+        return .object(className: className.isEmpty ? "?" : className, fields: try fields(of: index))
+    }
+
+    /// A field's value: a reference is followed, an inline value converted.
+    private mutating func inline(_ raw: PropertyListValue) throws -> ArchivedValue {
+        if case .uid = raw { return try reference(raw) }
+        switch raw {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .integer(let i): return .integer(i)
+        case .real(let d): return .real(d)
+        case .date(let d): return .date(d)
+        case .data(let d): return .data(d)
+        case .string(let s): return .string(s)
+        case .array(let items): return .array(try items.map { try inline($0) })
+        case .dictionary(let pairs):
+            return .dictionary(try pairs.map { .init(Self.keyText(try inline($0.key)), try inline($0.value)) })
+        case .uid: return .null
+        }
+    }
+
+    private mutating func reference(_ raw: PropertyListValue) throws -> ArchivedValue {
+        guard let index = archive.uid(raw) else { return .null }
+        return try decode(index)
+    }
+
+    private mutating func field(_ index: Int, _ key: String) throws -> ArchivedValue? {
+        guard let raw = archive.objects[index][key] else { return nil }
+        return try inline(raw)
+    }
+
+    private mutating func fields(of index: Int) throws -> [ArchivedValue.Entry] {
+        guard case .dictionary(let pairs) = archive.objects[index] else { return [] }
+        var result: [ArchivedValue.Entry] = []
+        for (key, value) in pairs {
+            guard let key = key.stringValue, key != "$class" else { continue }
+            result.append(.init(key, try inline(value)))
+        }
+        return result.sorted { $0.key < $1.key }
+    }
+
+    private mutating func members(_ index: Int, _ key: String = "NS.objects") throws -> [ArchivedValue] {
+        guard case .array(let refs)? = archive.objects[index][key] else { return [] }
+        return try refs.map { try inline($0) }
+    }
+
+    /// Foundation's archivable value types, by the keys their `encode(with:)` writes;
+    /// nil when the class is not one of them (or does not carry the expected keys).
+    private mutating func foundationValue(_ index: Int, className: String) throws -> ArchivedValue? {
+        let object = archive.objects[index]
+        switch className {
+        case "NSString", "NSMutableString":
+            if let s = try field(index, "NS.string") { return s }
+            if case .data(let bytes)? = object["NS.bytes"] { return .string(String(decoding: bytes, as: UTF8.self)) }
+            return nil
+        case "NSNull":
+            return .null
+        case "NSNumber":
+            return try field(index, "NS.number") ?? field(index, "NS.intval") ?? field(index, "NS.dblval")
+        case "NSDate":
+            if let t = object["NS.time"], case .real(let d) = t { return .date(d) }
+            if let t = object["NS.time"]?.integerValue { return .date(Double(t)) }
+            return nil
+        case "NSData", "NSMutableData":
+            if case .data(let d)? = object["NS.data"] { return .data(d) }
+            return try field(index, "NS.data")
+        case "NSUUID":
+            guard case .data(let b)? = object["NS.uuidbytes"], b.count == 16 else { return nil }
+            let uuid = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+            return .string(uuid.uuidString)
+        case "NSURL":
+            guard case .string(let relative)? = try field(index, "NS.relative") else { return nil }
+            if case .string(let base)? = try field(index, "NS.base"), let url = URL(string: relative, relativeTo: URL(string: base)) {
+                return .string(url.absoluteString)
+            }
+            return .string(relative)
+        case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet", "NSMutableOrderedSet", "NSCountedSet":
+            return .array(try members(index))
+        case "NSDictionary", "NSMutableDictionary":
+            let keys = try members(index, "NS.keys")
+            let values = try members(index, "NS.objects")
+            return .dictionary(zip(keys, values).map { .init(Self.keyText($0), $1) })
+        case "NSAttributedString", "NSMutableAttributedString", "NSConcreteAttributedString", "NSConcreteMutableAttributedString":
+            guard let text = try field(index, "NSString") else { return nil }
+            var entries: [ArchivedValue.Entry] = [.init("string", text)]
+            let names = try attributeNames(index)
+            if !names.isEmpty { entries.append(.init("attributes", .array(names.map(ArchivedValue.string)))) }
+            return .dictionary(entries)
+        case "NSValue":
+            return try geometry(index)
+        case "UIColor", "NSColor", "UIDeviceRGBColor", "UIDeviceWhiteColor", "UICachedDeviceRGBColor", "UICachedDeviceWhiteColor":
+            return colour(index)
+        case "NSLocale":
+            return try field(index, "NS.identifier")
+        case "NSTimeZone", "__NSTimeZone":
+            return try field(index, "NS.name")
+        default:
+            return nil
+        }
+    }
+
+    /// The attribute names of an attributed string (`NSAttributes` holds one dictionary, or
+    /// an array of them for runs), sorted, each once.
+    private mutating func attributeNames(_ index: Int) throws -> [String] {
+        guard let attributes = try field(index, "NSAttributes") else { return [] }
+        var names: Set<String> = []
+        func collect(_ v: ArchivedValue) {
+            switch v {
+            case .dictionary(let entries): entries.forEach { names.insert($0.key) }
+            case .array(let items): items.forEach(collect)
+            default: break
+            }
+        }
+        collect(attributes)
+        return names.sorted()
+    }
+
+    /// `NSValue` of a point, size, rect or range: the named numbers.
+    private mutating func geometry(_ index: Int) throws -> ArchivedValue? {
+        let object = archive.objects[index]
+        if let location = object["NS.rangeval.location"]?.integerValue, let length = object["NS.rangeval.length"]?.integerValue {
+            return .dictionary([.init("location", .integer(location)), .init("length", .integer(length))])
+        }
+        let shapes: [(key: String, names: [String])] = [
+            ("NS.pointval", ["x", "y"]), ("NS.sizeval", ["width", "height"]), ("NS.rectval", ["x", "y", "width", "height"]),
+            ("NS.edgeinsetsval", ["top", "left", "bottom", "right"]),
+        ]
+        for shape in shapes {
+            guard case .string(let text)? = try field(index, shape.key) else { continue }
+            let numbers = Self.numbers(in: text)
+            guard numbers.count == shape.names.count else { continue }
+            return .dictionary(zip(shape.names, numbers).map { .init($0, .real($1)) })
+        }
+        return nil
+    }
+
+    /// UIKit archives colours as `UIRed`…`UIAlpha` (or `UIWhite`); AppKit as `NSRGB` /
+    /// `NSWhite` text ("0.1 0.2 0.3 1"). Both become named components.
+    private func colour(_ index: Int) -> ArchivedValue? {
+        let object = archive.objects[index]
+        func number(_ key: String) -> Double? {
+            switch object[key] {
+            case .real(let d)?: return d
+            case .integer(let i)?: return Double(i)
+            default: return nil
+            }
+        }
+        if let red = number("UIRed"), let green = number("UIGreen"), let blue = number("UIBlue") {
+            return .dictionary([.init("red", .real(red)), .init("green", .real(green)), .init("blue", .real(blue)),
+                                .init("alpha", .real(number("UIAlpha") ?? 1))])
+        }
+        if let white = number("UIWhite") {
+            return .dictionary([.init("white", .real(white)), .init("alpha", .real(number("UIAlpha") ?? 1))])
+        }
+        if case .data(let bytes)? = object["NSRGB"] {
+            let c = Self.numbers(in: String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self))
+            if c.count >= 3 {
+                return .dictionary([.init("red", .real(c[0])), .init("green", .real(c[1])), .init("blue", .real(c[2])),
+                                    .init("alpha", .real(c.count > 3 ? c[3] : 1))])
+            }
+        }
+        if case .data(let bytes)? = object["NSWhite"] {
+            let c = Self.numbers(in: String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self))
+            if let white = c.first { return .dictionary([.init("white", .real(white)), .init("alpha", .real(c.count > 1 ? c[1] : 1))]) }
+        }
+        return nil
+    }
+
+    /// The numbers in `{{1, 2}, {3, 4}}` or `0.1 0.2 0.3`.
+    static func numbers(in text: String) -> [Double] {
+        text.split(whereSeparator: { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "e" || $0 == "E" || $0 == "+") })
+            .compactMap { Double($0) }
+    }
+}
