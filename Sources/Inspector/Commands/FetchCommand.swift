@@ -36,7 +36,8 @@ public struct FetchCommand: SessionCommand {
         plan.warnings.forEach(session.warn)
         let showsID = request.resultType != .dicts
         let columns = (showsID ? ["objectID"] : []) + (request.resultType == .ids ? [] : plan.properties.map(\.name))
-        let writer = RowWriter(columns: columns, format: format, sink: session.output)
+        let composites = Set(plan.properties.filter { $0.name.contains(".") && $0.attribute?.name == $0.name }.map(\.name))
+        let writer = RowWriter(columns: columns, format: format, sink: session.output, nested: composites)
         // Dictionaries never include pending changes in Core Data, so they read the store,
         // at the context's generation when it is pinned.
         let c = session.usesContexts ? try inContext.context.resolve(in: session) : nil

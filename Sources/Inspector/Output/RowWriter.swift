@@ -10,10 +10,15 @@ public final class RowWriter {
     /// Rows buffered to measure a table's columns before the first line is printed.
     static let measuredRows = 64
 
-    public init(columns: [String], format: OutputFormat, sink: OutputSink) {
+    /// Columns that are a composite attribute's leaves (`address.city`): JSON nests them
+    /// (`"address": {"city": …}`), as the app's dictionary holds them.
+    private let nested: Set<String>
+
+    public init(columns: [String], format: OutputFormat, sink: OutputSink, nested: Set<String> = []) {
         self.columns = columns
         self.format = format
         self.sink = sink
+        self.nested = nested
         switch format {
         case .json: sink.write("[")
         case .csv: sink.line(columns.map(CSV.field).joined(separator: ","))
@@ -27,7 +32,7 @@ public final class RowWriter {
         switch format {
         case .json:
             sink.write(count == 0 ? "\n  " : ",\n  ")
-            sink.write(OutputValue.object(Array(zip(columns, values))).jsonText)
+            sink.write((nested.isEmpty ? OutputValue.object(Array(zip(columns, values))) : nestedObject(values)).jsonText)
         case .csv:
             for i in values.indices {
                 if i > 0 { sink.byte(44) }
@@ -48,6 +53,32 @@ public final class RowWriter {
                 writeTableRow(values.map(\.text))
             }
         }
+    }
+
+    private func nestedObject(_ values: [OutputValue]) -> OutputValue {
+        var pairs: [(String, OutputValue)] = []
+        func insert(_ path: ArraySlice<Substring>, _ value: OutputValue, into pairs: inout [(String, OutputValue)]) {
+            let key = String(path.first ?? "")
+            guard path.count > 1 else { pairs.append((key, value)); return }
+            var inner: [(String, OutputValue)] = []
+            if let i = pairs.firstIndex(where: { $0.0 == key }), case .object(let existing) = pairs[i].1 {
+                inner = existing
+                pairs.remove(at: i)
+                insert(path.dropFirst(), value, into: &inner)
+                pairs.insert((key, .object(inner)), at: i)
+            } else {
+                insert(path.dropFirst(), value, into: &inner)
+                pairs.append((key, .object(inner)))
+            }
+        }
+        for (column, value) in zip(columns, values) {
+            if nested.contains(column) {
+                insert(column.split(separator: ".")[...], value, into: &pairs)
+            } else {
+                pairs.append((column, value))
+            }
+        }
+        return .object(pairs)
     }
 
     public func finish() {

@@ -24,6 +24,27 @@ public enum ModelArchiver {
             object("NSMutableDictionary", [("NS.keys", .array(pairs.map(\.0))), ("NS.objects", .array(pairs.map(\.1)))])
         }
 
+        /// An attribute, a composite with its elements (under `NSElements`, the key the
+        /// reader tries first: the key Core Data uses has not been seen).
+        func attribute(_ a: AttributeDescription, _ entityRef: PropertyListValue) -> PropertyListValue {
+            let className = a.type == .composite ? "NSCompositeAttributeDescription" : a.isDerived ? "NSDerivedAttributeDescription" : "NSAttributeDescription"
+            var fields: [(String, PropertyListValue)] = [
+                ("NSPropertyName", string(a.name)), ("NSAttributeType", .integer(Int64(a.type.rawValue))),
+                ("NSIsOptional", .bool(a.isOptional)), ("NSIsTransient", .bool(a.isTransient)),
+                ("NSAttributeValueClassName", string(a.valueClassName)),
+                ("NSValueTransformerName", string(a.valueTransformerName)),
+                ("NSAllowsExternalBinaryDataStorage", .bool(a.allowsExternalBinaryDataStorage)),
+                ("NSDefaultValue", string(a.defaultValue)),
+                ("NSEntity", entityRef),
+            ]
+            if a.preservesValueInHistoryOnDeletion { fields.append(("NSFlagsKey", .integer(Int64(ModelCacheReader.preservedFlag)))) }
+            if a.type == .composite {
+                let elements = a.elements.map { PropertyListValue.uid(add(attribute($0, entityRef))) }
+                fields.append(("NSElements", .uid(add(object("NSArray", [("NS.objects", .array(elements))])))))
+            }
+            return object(className, fields)
+        }
+
         let root = add(.null)
         // Reserve one slot per entity so properties can point at their entity.
         var entitySlots: [String: Int] = [:]
@@ -35,15 +56,7 @@ public enum ModelArchiver {
                 let value: PropertyListValue
                 switch property {
                 case .attribute(let a):
-                    value = object(a.isDerived ? "NSDerivedAttributeDescription" : "NSAttributeDescription", [
-                        ("NSPropertyName", string(a.name)), ("NSAttributeType", .integer(Int64(a.type.rawValue))),
-                        ("NSIsOptional", .bool(a.isOptional)), ("NSIsTransient", .bool(a.isTransient)),
-                        ("NSAttributeValueClassName", string(a.valueClassName)),
-                        ("NSValueTransformerName", string(a.valueTransformerName)),
-                        ("NSAllowsExternalBinaryDataStorage", .bool(a.allowsExternalBinaryDataStorage)),
-                        ("NSDefaultValue", string(a.defaultValue)),
-                        ("NSEntity", entityRef),
-                    ] + (a.preservesValueInHistoryOnDeletion ? [("NSFlagsKey", .integer(Int64(ModelCacheReader.preservedFlag)))] : []))
+                    value = attribute(a, entityRef)
                 case .relationship(let r):
                     var fields: [(String, PropertyListValue)] = [
                         ("NSPropertyName", string(r.name)),

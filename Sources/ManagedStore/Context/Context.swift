@@ -226,9 +226,15 @@ extension Context {
     public func value(of object: ManagedObject, keyPath: String) throws -> ObjectValue {
         var current = object
         let keys = keyPath.split(separator: ".").map(String.init)
-        for key in keys.dropLast() {
-            guard case .toOne(let id?) = try value(of: current, key) else { return .null }
+        var i = 0
+        while i < keys.count - 1 {
+            // A composite's leaf (`address.city`) is one attribute, not a step.
+            if let (leaf, end) = current.entity.compositeLeaf(keys, from: i), end == keys.count - 1 {
+                return try value(of: current, leaf.attribute.name)
+            }
+            guard case .toOne(let id?) = try value(of: current, keys[i]) else { return .null }
             current = try self.object(with: id)
+            i += 1
         }
         return try value(of: current, keys.last ?? keyPath)
     }

@@ -7,6 +7,10 @@ struct ObjectEvaluation: PredicateEvaluable {
     let context: Context
 
     func value(forKey key: String) throws -> EvaluatedValue {
+        // A composite answers its elements' keys, as its dictionary does in the app.
+        if object.entity.attribute(key) == nil, object.entity.isComposite(key) {
+            return .object(CompositeEvaluation(owner: self, path: key))
+        }
         switch try context.value(of: object, key) {
         case .attribute(let a): return .value(a.predicateValue)
         case .toOne(nil): return .null
@@ -29,6 +33,18 @@ struct ObjectEvaluation: PredicateEvaluable {
         let id = coordinator.resolve(named), mine = coordinator.resolve(object.objectID)
         return id.primaryKey == mine.primaryKey && entity.table == object.entity.table
     }
+}
+
+/// A composite attribute's value (a dictionary in the app) as key-value coding reaches into it.
+struct CompositeEvaluation: PredicateEvaluable {
+    let owner: ObjectEvaluation
+    let path: String
+
+    func value(forKey key: String) throws -> EvaluatedValue {
+        try owner.value(forKey: path + "." + key)
+    }
+
+    var evaluationIdentity: AnyHashable { AnyHashable(path + "@" + String(describing: owner.evaluationIdentity)) }
 }
 
 extension AttributeValue {

@@ -94,7 +94,7 @@ public enum StoreCreator {
                         addColumn(own, "Z\(destID)_" + column.dropFirst(), "INTEGER")
                     }
                 }
-                for property in entity.properties.sorted(by: { $0.name < $1.name }) {
+                for property in entity.flattenedProperties.sorted(by: { $0.name < $1.name }) {
                     guard case .attribute(let a) = property, !a.isTransient else { continue }
                     addColumn(own, rowColumn(entity.name, a.name), sqlType(a.type))
                 }

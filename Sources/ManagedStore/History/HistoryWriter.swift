@@ -37,7 +37,9 @@ final class HistoryWriter {
     func update(_ entity: EntityMapping, _ key: Int64, keys: some Sequence<String>) throws {
         let bits = self.bits[entity.name] ?? UpdatedPropertyBits(entity: entity.name, model: store.model)
         self.bits[entity.name] = bits
-        try record(.update, entity, key, columns: ["ZCOLUMNS"], values: [Data(bits.bitmap(keys)).databaseValue])
+        // A composite's leaf (`address.city`) marks the composite attribute's bit.
+        let properties = keys.map { String($0.prefix { $0 != "." }) }
+        try record(.update, entity, key, columns: ["ZCOLUMNS"], values: [Data(bits.bitmap(properties)).databaseValue])
     }
 
     /// Call before the row is deleted: the tombstone is read from it.

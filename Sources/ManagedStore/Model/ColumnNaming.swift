@@ -26,8 +26,8 @@ public enum ColumnNaming {
         var assigned: [String: String] = [:]
         let tree = model.entityTree(root).sorted { (ids[$0.name] ?? Int.max, $0.name) < (ids[$1.name] ?? Int.max, $1.name) }
         for entity in tree {
-            for property in entity.properties.filter(\.isStoredInRow).sorted(by: { $0.name < $1.name }) {
-                let base = "Z" + property.name.uppercased()
+            for property in entity.flattenedProperties.filter(\.isStoredInRow).sorted(by: { $0.name < $1.name }) {
+                let base = columnBase(property.name)
                 var candidate = base
                 var n = 0
                 while used.contains(candidate) { n += 1; candidate = base + String(n) }
@@ -36,6 +36,13 @@ public enum ColumnNaming {
             }
         }
         return assigned
+    }
+
+    /// `Z` + the uppercased name; a composite's leaf `address.city` becomes `ZADDRESS_CITY`.
+    /// The leaf form is a prediction (no genuine store with composites has been seen): the
+    /// reader verifies it against the table and also accepts `ZADDRESSCITY`.
+    static func columnBase(_ name: String) -> String {
+        "Z" + name.uppercased().replacingOccurrences(of: ".", with: "_")
     }
 
     public static func column(in assigned: [String: String], declaredBy entity: String, property: String) -> String? {

@@ -32,6 +32,11 @@ public struct EntityDescription: Sendable, Equatable {
     }
 }
 
+extension EntityDescription {
+    /// The declared properties with each composite attribute replaced by its leaves.
+    public var flattenedProperties: [PropertyDescription] { properties.flatMap(\.flattened) }
+}
+
 /// A fetch index (`NSFetchIndexDescription`): the properties an index covers, in order.
 public struct FetchIndexDescription: Sendable, Equatable {
     public struct Element: Sendable, Equatable {

@@ -71,6 +71,25 @@ public struct EntityMapping: Sendable {
             ?? relationships.first { $0.relationship.name.caseInsensitiveCompare(name) == .orderedSame }
     }
 
+    /// A composite attribute's leaf at the start of `keys[start...]`: the longest run of keys
+    /// whose dotted join names an attribute (`address`, `city` → `address.city`), with the
+    /// index of the run's last key. nil when `keys[start]` is not a composite here.
+    public func compositeLeaf(_ keys: [String], from start: Int) -> (leaf: AttributeMapping, last: Int)? {
+        guard start + 1 < keys.count, isComposite(keys[start]) else { return nil }
+        for end in stride(from: keys.count - 1, to: start, by: -1) {
+            if let leaf = attribute(keys[start...end].joined(separator: ".")) { return (leaf, end) }
+        }
+        return nil
+    }
+
+    /// Whether `key` names a composite attribute (or a composite inside one): some leaf
+    /// attribute's name starts with `key.`.
+    public func isComposite(_ key: String) -> Bool {
+        let prefix = key + "."
+        return attributes.contains { $0.attribute.name.hasPrefix(prefix) }
+            || attributes.contains { $0.attribute.name.lowercased().hasPrefix(prefix.lowercased()) }
+    }
+
     /// Stored attributes that have a column, in a stable order for fetches and output.
     public var storedAttributes: [AttributeMapping] {
         attributes.filter { $0.column != nil }

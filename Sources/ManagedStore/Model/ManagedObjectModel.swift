@@ -105,6 +105,12 @@ public struct ManagedObjectModel: Sendable {
         return result
     }
 
+    /// `allProperties(of:)` as the store lays them out: each composite attribute replaced by
+    /// its leaves (`address.city`), which is how rows, fetches and predicates see them.
+    public func flattenedProperties(of name: String) -> [(property: PropertyDescription, declaredBy: String)] {
+        allProperties(of: name).flatMap { entry in entry.property.flattened.map { ($0, entry.declaredBy) } }
+    }
+
     public func property(_ name: String, of entityName: String) -> (property: PropertyDescription, declaredBy: String)? {
         let all = allProperties(of: entityName)
         if let exact = all.first(where: { $0.property.name == name }) { return exact }

@@ -80,12 +80,30 @@ public enum ModelCacheReader {
         }
     }
 
-    private static func property(_ ref: Int, name: String, archive: KeyedArchive) -> PropertyDescription? {
+    /// A composite's elements. No genuine store with a composite attribute has been seen, so
+    /// the key is not known: `NSElements` (what `ModelArchiver` writes) first, else any field
+    /// holding an array of attribute descriptions.
+    private static func compositeElements(_ ref: Int, archive: KeyedArchive, depth: Int) -> [AttributeDescription] {
+        guard depth < 8, case .dictionary(let fields) = archive.objects[ref] else { return [] }
+        let preferred = fields.sorted { a, _ in a.key.stringValue == "NSElements" }
+        for (_, value) in preferred {
+            let members = archive.arrayReferences(archive.uid(value))
+            let elements = members.compactMap { member -> AttributeDescription? in
+                guard let name = archive.string(member, "NSPropertyName"),
+                      case .attribute(let a)? = property(member, name: name, archive: archive, depth: depth + 1) else { return nil }
+                return a
+            }
+            if !elements.isEmpty, elements.count == members.count { return elements.sorted { $0.name < $1.name } }
+        }
+        return []
+    }
+
+    private static func property(_ ref: Int, name: String, archive: KeyedArchive, depth: Int = 0) -> PropertyDescription? {
         let flag = { (key: String) in archive.value(ref, key)?.boolValue ?? false }
         let int = { (key: String) in archive.value(ref, key)?.integerValue.map(Int.init) }
         switch archive.className(of: ref) {
         case "NSAttributeDescription", "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
-            return .attribute(AttributeDescription(
+            var attribute = AttributeDescription(
                 name: name,
                 type: AttributeType(rawValue: int("NSAttributeType") ?? 0) ?? .undefined,
                 isOptional: flag("NSIsOptional"),
@@ -96,7 +114,12 @@ public enum ModelCacheReader {
                 allowsExternalBinaryDataStorage: flag("NSAllowsExternalBinaryDataStorage"),
                 defaultValue: defaultValue(archive.value(ref, "NSDefaultValue")),
                 preservesValueInHistoryOnDeletion: (int("NSFlagsKey") ?? 0) & preservedFlag != 0,
-                renamingIdentifier: renaming(archive.string(ref, "NSRenamingIdentifier"), name)))
+                renamingIdentifier: renaming(archive.string(ref, "NSRenamingIdentifier"), name))
+            if archive.className(of: ref) == "NSCompositeAttributeDescription" {
+                attribute.type = .composite
+                attribute.elements = compositeElements(ref, archive: archive, depth: depth)
+            }
+            return .attribute(attribute)
         case "NSRelationshipDescription":
             let destination = archive.string(ref, "_NSDestinationEntityName")
                 ?? archive.uid(archive.objects[ref]["NSDestinationEntity"]).flatMap { archive.string($0, "NSEntityName") }

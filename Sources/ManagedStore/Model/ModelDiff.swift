@@ -173,10 +173,12 @@ public struct ModelDiff: Sendable {
     private static func propertyChanges(_ a: EntityDescription, _ b: EntityDescription, _ models: Models) -> [Change] {
         var changes: [Change] = []
         var matched: Set<String> = []
-        let oldNames = a.properties.map(\.name)
-        for p in b.properties {
+        // Composites compare leaf by leaf: each is a column, added or removed on its own.
+        let oldProperties = a.flattenedProperties, newProperties = b.flattenedProperties
+        let oldNames = oldProperties.map(\.name)
+        for p in newProperties {
             guard let oldName = match(p.name, p.renamingIdentifier, in: oldNames), !matched.contains(oldName),
-                  let before = a.properties.first(where: { $0.name == oldName }) else {
+                  let before = oldProperties.first(where: { $0.name == oldName }) else {
                 changes.append(added(p, entity: b.name))
                 continue
             }
@@ -187,7 +189,7 @@ public struct ModelDiff: Sendable {
             }
             changes += propertyChanges(before, p, entity: b.name, models)
         }
-        for p in a.properties where !matched.contains(p.name) {
+        for p in oldProperties where !matched.contains(p.name) {
             let what = kindName(p)
             changes.append(Change(entity: b.name, property: p.name, kind: .removed,
                                   detail: p.isStoredAnywhere ? "\(what) removed (its stored values are dropped)" : "\(what) removed",
@@ -304,12 +306,12 @@ public struct ModelDiff: Sendable {
         var result = changes
         for removal in changes where removal.kind == .removed && removal.property != nil {
             guard let name = removal.property,
-                  let before = old.entity(named: removal.entity)?.properties.first(where: { $0.name == name }) else { continue }
+                  let before = old.entity(named: removal.entity)?.flattenedProperties.first(where: { $0.name == name }) else { continue }
             // The entity above or below that now declares it, the same (a new entity's
             // properties are not listed one by one, so look in the model, not the changes).
             let related = new.ancestors(of: removal.entity) + new.entityTree(removal.entity).filter { $0.name != removal.entity }
             guard let owner = related.first(where: { e in
-                e.properties.contains { $0.name == name && propertyChanges(before, $0, entity: e.name, nil).isEmpty }
+                e.flattenedProperties.contains { $0.name == name && propertyChanges(before, $0, entity: e.name, nil).isEmpty }
             }) else { continue }
             result.removeAll { $0 == removal || ($0.kind == .added && $0.entity == owner.name && $0.property == name) }
             result.append(Change(entity: owner.name, property: name, kind: .moved, detail: "moved from \(removal.entity)",

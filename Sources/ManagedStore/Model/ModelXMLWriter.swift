@@ -26,8 +26,30 @@ public enum ModelXMLWriter {
                 out += "    </entity>\n"
             }
         }
+        // Composite definitions sit at model level, after the entities, each once.
+        var written: Set<String> = []
+        func definitions(_ attribute: AttributeDescription) {
+            guard attribute.type == .composite else { return }
+            attribute.elements.forEach(definitions)
+            let name = compositeName(attribute)
+            guard written.insert(name).inserted else { return }
+            out += "    " + tag("compositeAttribute", [("name", name)], closed: false) + "\n"
+            for element in attribute.elements.sorted(by: { $0.name < $1.name }) {
+                out += "        " + tag("attribute", attributeFields(element), closed: true) + "\n"
+            }
+            out += "    </compositeAttribute>\n"
+        }
+        for entity in model.entities {
+            for case .attribute(let a) in entity.properties.sorted(by: { $0.name < $1.name }) { definitions(a) }
+        }
         out += "</model>\n"
         return out
+    }
+
+    /// The definition's name: as the model file had it, else (from a cache, which keeps
+    /// none) the attribute's name capitalized.
+    static func compositeName(_ attribute: AttributeDescription) -> String {
+        attribute.compositeName ?? (attribute.name.prefix(1).uppercased() + attribute.name.dropFirst())
     }
 
     private static func entityBody(_ entity: EntityDescription) -> String {
@@ -82,6 +104,7 @@ public enum ModelXMLWriter {
             ("allowsExternalBinaryDataStorage", a.allowsExternalBinaryDataStorage ? "YES" : nil),
             ("valueTransformerName", a.valueTransformerName), ("customClassName", customClass),
             ("preserveAfterDeletion", a.preservesValueInHistoryOnDeletion ? "YES" : nil), ("elementID", a.renamingIdentifier),
+            ("composite", a.type == .composite ? compositeName(a) : nil),
         ]
     }
 

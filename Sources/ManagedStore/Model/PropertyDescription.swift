@@ -14,6 +14,27 @@ public struct AttributeDescription: Sendable, Equatable {
     public var preservesValueInHistoryOnDeletion: Bool = false
     /// The name the attribute had in an earlier model version (nil when it is its own name).
     public var renamingIdentifier: String?
+    /// A composite attribute's elements (macOS 14 / iOS 17): attributes, or composites again.
+    public var elements: [AttributeDescription] = []
+    /// The name of the composite definition the model file declares it with (Xcode's
+    /// `<compositeAttribute name=…>`); the cache keeps only the elements.
+    public var compositeName: String?
+
+    /// The attribute as the store lays it out: itself, or for a composite one leaf per
+    /// element, named `composite.leaf` (`a.b.c` when nested), as fetches and predicates name
+    /// them and Core Data flattens them into columns.
+    public var leaves: [AttributeDescription] {
+        guard type == .composite else { return [self] }
+        return elements.flatMap { element in
+            element.leaves.map { leaf in
+                var leaf = leaf
+                leaf.name = name + "." + leaf.name
+                leaf.isTransient = leaf.isTransient || isTransient
+                leaf.renamingIdentifier = nil
+                return leaf
+            }
+        }
+    }
 
     public init(name: String, type: AttributeType, isOptional: Bool = true, isTransient: Bool = false,
                 isDerived: Bool = false, valueClassName: String? = nil, valueTransformerName: String? = nil,
@@ -96,6 +117,12 @@ public enum PropertyDescription: Sendable, Equatable {
         case .relationship(let r): return r.name
         case .fetched(let f): return f.name
         }
+    }
+
+    /// The property as the store lays it out: a composite attribute's leaves, else itself.
+    public var flattened: [PropertyDescription] {
+        if case .attribute(let a) = self, a.type == .composite { return a.leaves.map(PropertyDescription.attribute) }
+        return [self]
     }
 
     /// Whether the property has storage in the entity's own table (a column, or a to-one key).

@@ -6,6 +6,8 @@ public struct StoreMapping: Sendable {
     public let entities: [EntityMapping]
     /// Notes on predictions the schema did not confirm, for `info` and debugging.
     public let warnings: [String]
+    /// Predicted columns the schema does not have, as `Entity.property: TABLE.COLUMN`.
+    public let missingColumns: [String]
     /// Positions in `entities` by `Z_ENT`: rows name their entity by it, once per row.
     private let positionsByID: [Int: Int]
 
@@ -26,6 +28,9 @@ public struct StoreMapping: Sendable {
         var builder = Builder(model: model, schema: schema)
         entities = model.entities.map { builder.mapping(for: $0) }
         warnings = builder.warnings
+        // An inherited property is looked up once per entity below its owner: said once.
+        var seen: Set<String> = []
+        missingColumns = builder.missingColumns.filter { seen.insert($0).inserted }
         positionsByID = Dictionary(entities.enumerated().compactMap { i, e in e.entityID.map { ($0, i) } },
                                    uniquingKeysWith: { first, _ in first })
     }
@@ -36,6 +41,7 @@ public struct StoreMapping: Sendable {
         let isCoreData: Bool
         var ids: [String: Int] = [:]
         var warnings: [String] = []
+        var missingColumns: [String] = []
         /// (declaring entity, property) → column, per root table.
         var columns: [String: [String: String]] = [:]
 
@@ -91,7 +97,14 @@ public struct StoreMapping: Sendable {
             guard isCoreData else { return schema.table(table)?.column(property)?.name }
             guard let predicted = columns[table].flatMap({ ColumnNaming.column(in: $0, declaredBy: declaredBy, property: property) }) else { return nil }
             if let found = schema.table(table)?.column(predicted) { return found.name }
+            // A composite leaf's column without the separator, should a store name it so.
+            if property.contains(".") {
+                let base = ColumnNaming.columnBase(property)
+                let unseparated = "Z" + property.uppercased().replacingOccurrences(of: ".", with: "") + predicted.dropFirst(base.count)
+                if let found = schema.table(table)?.column(unseparated) { return found.name }
+            }
             warnings.append("\(declaredBy).\(property): expected column \(table).\(predicted) is missing")
+            missingColumns.append("\(declaredBy).\(property): \(table).\(predicted)")
             return nil
         }
 
@@ -104,7 +117,7 @@ public struct StoreMapping: Sendable {
             var attributes: [AttributeMapping] = []
             var relationships: [RelationshipMapping] = []
             var fetched: [FetchedPropertyDescription] = []
-            for (property, owner) in model.allProperties(of: entity.name) {
+            for (property, owner) in model.flattenedProperties(of: entity.name) {
                 switch property {
                 case .attribute(let a):
                     let column = a.isTransient ? nil : self.column(entity.name, declaredBy: owner, property: a.name)

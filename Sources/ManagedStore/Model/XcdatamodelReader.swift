@@ -26,7 +26,7 @@ public enum XcdatamodelReader {
         guard builder.sawModel else {
             throw Error(description: "\(contents) is not an Xcode data model: it has no <model> element")
         }
-        return ManagedObjectModel(entities: builder.entities, source: .modelFile(path))
+        return ManagedObjectModel(entities: builder.resolvedEntities(), source: .modelFile(path))
     }
 
     /// Resolves a `--model` argument to the XML file that holds the model.
@@ -58,10 +58,39 @@ public enum XcdatamodelReader {
 
     /// Turns the model file's elements into entity descriptions.
     private struct ModelBuilder {
+        /// The entities, each composite attribute given the elements of its definition: the
+        /// one its `composite` names, else the one of its own name, else the only one. A
+        /// definition that includes itself stops there rather than recursing forever.
+        func resolvedEntities() -> [EntityDescription] {
+            func resolve(_ attribute: AttributeDescription, seen: Set<String>) -> AttributeDescription {
+                guard attribute.type == .composite else { return attribute }
+                let name = attribute.compositeName
+                    ?? composites.keys.first { $0.caseInsensitiveCompare(attribute.name) == .orderedSame }
+                    ?? (compositeOrder.count == 1 ? compositeOrder[0] : nil)
+                guard let name, let elements = composites[name], !seen.contains(name) else { return attribute }
+                var resolved = attribute
+                resolved.compositeName = name
+                resolved.elements = elements.map { resolve($0, seen: seen.union([name])) }
+                return resolved
+            }
+            return entities.map { entity in
+                var e = entity
+                e.properties = e.properties.map { property in
+                    if case .attribute(let a) = property { return .attribute(resolve(a, seen: [])) }
+                    return property
+                }
+                return e
+            }
+        }
+
         var entities: [EntityDescription] = []
         var sawModel = false
         private var current: EntityDescription?
         private var fetched: FetchedPropertyDescription?
+        /// `<compositeAttribute name=…>` definitions at model level, by name.
+        private var composites: [String: [AttributeDescription]] = [:]
+        private var compositeOrder: [String] = []
+        private var composite: String?
         private var constraint: [String]?
         private var fetchIndex: FetchIndexDescription?
 
@@ -74,8 +103,11 @@ public enum XcdatamodelReader {
                 current = EntityDescription(name: a["name"] ?? "", className: a["representedClassName"],
                                             isAbstract: yes("isAbstract"), superentityName: a["parentEntity"],
                                             renamingIdentifier: a["elementID"], versionHashModifier: a["versionHashModifier"])
+            case "compositeAttribute":
+                composite = a["name"] ?? ""
+                if let name = composite, composites[name] == nil { composites[name] = []; compositeOrder.append(name) }
             case "attribute":
-                current?.properties.append(.attribute(AttributeDescription(
+                var attribute = AttributeDescription(
                     name: a["name"] ?? "",
                     type: a["attributeType"].flatMap(AttributeType.init(modelName:)) ?? .undefined,
                     isOptional: yes("optional"),
@@ -86,7 +118,13 @@ public enum XcdatamodelReader {
                     allowsExternalBinaryDataStorage: yes("allowsExternalBinaryDataStorage"),
                     defaultValue: a["defaultValueString"],
                     preservesValueInHistoryOnDeletion: yes("preserveAfterDeletion"),
-                    renamingIdentifier: a["elementID"])))
+                    renamingIdentifier: a["elementID"])
+                if attribute.type == .composite { attribute.compositeName = a["composite"] }
+                if current == nil, let composite {
+                    composites[composite, default: []].append(attribute)
+                } else {
+                    current?.properties.append(.attribute(attribute))
+                }
             case "relationship":
                 let toMany = yes("toMany")
                 current?.properties.append(.relationship(RelationshipDescription(
@@ -131,6 +169,8 @@ public enum XcdatamodelReader {
             case "fetchedProperty":
                 if let f = fetched { current?.properties.append(.fetched(f)) }
                 fetched = nil
+            case "compositeAttribute":
+                composite = nil
             case "uniquenessConstraint":
                 if let c = constraint, !c.isEmpty { current?.uniquenessConstraints.append(c) }
                 constraint = nil

@@ -65,6 +65,7 @@ public final class PersistentStore {
         }
         if case .schemaAfterUnreadableCache(let why) = model.source { warnings.append(.unreadableModelCache(why)) }
         if schema.isCoreDataStore && metadata == nil { warnings.append(.noMetadata) }
+        if !mapping.missingColumns.isEmpty { warnings.append(.missingColumns(mapping.missingColumns)) }
         if let hidden = PersistentStore.hiddenWALChanges(file) { warnings.append(.hiddenWALChanges(path: file.path, detail: hidden)) }
     }
 

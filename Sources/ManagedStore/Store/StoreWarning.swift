@@ -8,6 +8,9 @@ public enum StoreWarning: Sendable, Equatable, CustomStringConvertible {
     case unreadableModelCache(String)
     /// `Z_PRIMARYKEY` without a `Z_METADATA` row.
     case noMetadata
+    /// Columns the model predicts that the tables do not have (a model of another version,
+    /// a hand-edited store): each as `Entity.property: TABLE.COLUMN`.
+    case missingColumns([String])
 
     public var description: String {
         switch self {
@@ -18,6 +21,9 @@ public enum StoreWarning: Sendable, Equatable, CustomStringConvertible {
                 + "the model is rebuilt from the schema, so property names are uppercase guesses"
         case .noMetadata:
             return "the store has no Z_METADATA row: it has no UUID, and no store type or model version hashes to show"
+        case .missingColumns(let columns):
+            let shown = columns.prefix(3).joined(separator: "; ") + (columns.count > 3 ? "; and \(columns.count - 3) more" : "")
+            return "the model does not match the store's tables, so these properties read as nil: \(shown)"
         }
     }
 }

@@ -358,6 +358,14 @@ public final class PredicateCompiler {
         return (nil, nil)
     }
 
+    /// A composite named whole (`address == nil`) or followed by a key it does not have.
+    func compositeError(_ key: String, _ keys: [String], from i: Int, _ entity: EntityMapping, at position: Int) -> PredicateFormatError {
+        let leaves = entity.attributes.map(\.attribute.name).filter { $0.hasPrefix(key + ".") }
+        let path = keys[i...].joined(separator: ".")
+        let what = path == key ? "\(key) is a composite attribute of \(entity.name)" : "\(path) is not an element of the composite \(key)"
+        return error("\(what); compare its elements: \(leaves.joined(separator: ", "))", at: position)
+    }
+
     func notFound(_ key: String, _ entity: EntityMapping, at position: Int) -> PredicateFormatError {
         let names = entity.attributes.map(\.attribute.name) + entity.relationships.map(\.relationship.name)
         let close = names.min { editDistance($0.lowercased(), key.lowercased()) < editDistance($1.lowercased(), key.lowercased()) }
@@ -412,6 +420,13 @@ public final class PredicateCompiler {
             if key.hasPrefix("@") {
                 throw error("\(key) needs a to-many relationship before it", at: e.position)
             }
+            if let (leaf, end) = scope.entity.compositeLeaf(keys, from: i), end == keys.count - 1 {
+                guard let column = leaf.column else {
+                    throw error("\(leaf.attribute.name) is not stored in the store (transient or unmapped); a fetch cannot test it", at: e.position)
+                }
+                return SQLOperand(fragment: SQLFragment(scope.column(column)), type: Self.type(of: leaf.attribute))
+            }
+            if scope.entity.isComposite(key) { throw compositeError(key, keys, from: i, scope.entity, at: e.position) }
             let (attribute, relationship) = property(key, of: scope.entity)
             if let attribute {
                 guard last else {
@@ -597,6 +612,11 @@ extension PredicateCompiler {
         let ctx = Context(scope: root, variables: [:], outer: true)
         for (i, key) in keys.enumerated() {
             let last = i == keys.count - 1
+            if let (leaf, end) = scope.entity.compositeLeaf(keys, from: i), end == keys.count - 1 {
+                guard let column = leaf.column else { throw error("\(keyPath) is not stored in the store", at: 0) }
+                return Selected(name: keyPath, sql: scope.column(column), attribute: leaf.attribute, destination: nil, entityColumnSQL: nil)
+            }
+            if scope.entity.isComposite(key) { throw compositeError(key, keys, from: i, scope.entity, at: 0) }
             let (attribute, relationship) = property(key, of: scope.entity)
             if let attribute, last {
                 guard let column = attribute.column else { throw error("\(keyPath) is not stored in the store", at: 0) }
