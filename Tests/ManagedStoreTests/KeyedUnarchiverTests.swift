@@ -99,6 +99,16 @@ final class KeyedUnarchiverTests: XCTestCase {
         ]))
     }
 
+    /// References stored as objects of their own (found by the fuzz test below: they once
+    /// looped until the stack ran out) end in `.cycle`; a long chain of them is refused.
+    func testReferenceChainsEndInsteadOfOverflowing() throws {
+        XCTAssertEqual(try KeyedUnarchiver.value(of: archive([.uid(2), .uid(1)])), .cycle(1))
+        let chain: [PropertyListValue] = (1...5000).map { .uid($0 + 1) } + [.string("end")]
+        XCTAssertThrowsError(try KeyedUnarchiver.value(of: archive(chain))) { error in
+            XCTAssertEqual(error as? KeyedUnarchiver.Error, .malformed("objects nest deeper than \(KeyedUnarchiver.depthLimit) levels"))
+        }
+    }
+
     /// Shared references that would expand exponentially are refused, not expanded.
     func testExponentialSharingIsRefused() throws {
         // Object i is an array holding object i+1 twice: 2^40 leaves if expanded.
@@ -122,12 +132,15 @@ final class KeyedUnarchiverTests: XCTestCase {
     /// Damaged archives are errors or values, never crashes.
     func testDamagedArchivesFailCleanly() throws {
         let bytes = archive([
-            object([("NS.keys", .array([.uid(2)])), ("NS.objects", .array([.uid(3)]))], classAt: 4),
+            object([("NS.keys", .array([.uid(2), .uid(6)])), ("NS.objects", .array([.uid(3), .uid(7)]))], classAt: 4),
             .string("k"), object([("NS.time", .real(1))], classAt: 5), classEntry("NSDictionary"), classEntry("NSDate"),
+            .string("list"), object([("NS.objects", .array([.uid(1), .uid(8), .uid(9)]))], classAt: 10),
+            object([("child", .uid(7)), ("NSString", .uid(2))], classAt: 11), .uid(8),
+            classEntry("NSArray"), classEntry("NSAttributedString"),
         ])
         var rng = SystemRandomNumberGenerator()
         for length in 0..<bytes.count { _ = try? KeyedUnarchiver.value(of: Array(bytes.prefix(length))) }
-        for _ in 0..<3000 {
+        for _ in 0..<20_000 {
             var mutated = bytes
             for _ in 0..<Int.random(in: 1...6, using: &rng) {
                 mutated[Int.random(in: 8..<mutated.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)

@@ -108,11 +108,27 @@ public struct KeyedUnarchiver {
 
     // MARK: Objects
 
+    /// How deep objects may nest: Foundation values rarely go past a handful of levels, and
+    /// a chain of references in a damaged archive must not exhaust the stack.
+    static let depthLimit = 200
+
     private mutating func decode(_ index: Int) throws -> ArchivedValue {
         nodes += 1
         if nodes > Self.nodeLimit { throw Error.tooLarge(Self.nodeLimit) }
         guard archive.objects.indices.contains(index) else { return .null }
+        guard path.count < Self.depthLimit else { throw Error.malformed("objects nest deeper than \(Self.depthLimit) levels") }
         let object = archive.objects[index]
+        if case .uid = object {
+            // A reference stored as an object: followed once, never round a loop.
+            guard path.insert(index).inserted else { return .cycle(index) }
+            defer { path.remove(index) }
+            return try reference(object)
+        }
+        if case .array(let items) = object {
+            guard path.insert(index).inserted else { return .cycle(index) }
+            defer { path.remove(index) }
+            return .array(try items.map { try inline($0) })
+        }
         switch object {
         case .string(let s): return s == "$null" && index == 0 ? .null : .string(s)
         case .bool(let b): return .bool(b)
@@ -121,9 +137,7 @@ public struct KeyedUnarchiver {
         case .date(let d): return .date(d)
         case .data(let d): return .data(d)
         case .null: return .null
-        case .uid(let u): return try reference(.uid(u))
-        case .array(let items): return .array(try items.map { try inline($0) })
-        case .dictionary: break
+        case .uid, .array, .dictionary: break
         }
         guard path.insert(index).inserted else { return .cycle(index) }
         defer { path.remove(index) }
