@@ -55,6 +55,58 @@ public final class OutputSink {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Bytes as they are.
+    func bytes(_ raw: UnsafeRawBufferPointer) {
+        buffer.append(contentsOf: raw)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    /// A string as the body of a JSON string literal (without the quotes): the bytes are
+    /// scanned once and copied in runs, escaping only `"`, `\`, control characters and DEL.
+    func jsonEscaped(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            var start = 0
+            for i in 0..<utf8.count {
+                let b = utf8[i]
+                guard b < 0x20 || b == 34 || b == 92 || b == 0x7F else { continue }
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
+                switch b {
+                case 34: buffer.append(contentsOf: [92, 34])
+                case 92: buffer.append(contentsOf: [92, 92])
+                case 10: buffer.append(contentsOf: [92, 110])
+                case 13: buffer.append(contentsOf: [92, 114])
+                case 9: buffer.append(contentsOf: [92, 116])
+                default:
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    buffer.append(contentsOf: [92, 117, 48, 48, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+                }
+                start = i + 1
+            }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    /// A string as one CSV field (RFC 4180): as it is, or quoted with inner quotes doubled
+    /// when it holds a comma, quote, CR or LF, decided by one scan over its bytes.
+    func csvField(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            guard utf8.contains(where: { $0 == 44 || $0 == 34 || $0 == 10 || $0 == 13 }) else {
+                buffer.append(contentsOf: utf8)
+                return
+            }
+            buffer.append(34)
+            for b in utf8 {
+                if b == 34 { buffer.append(34) }
+                buffer.append(b)
+            }
+            buffer.append(34)
+        }
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
     public func line(_ text: String = "") {
         write(text)
         write("\n")

@@ -30,7 +30,13 @@ public enum OutputValue: Sendable, Equatable {
     /// ISO 8601 in UTC, with milliseconds only when the value has a fraction. Written by
     /// hand: a formatter per value costs more than the rest of a fetch's row.
     public static func isoDate(_ referenceSeconds: Double) -> String {
-        guard referenceSeconds.isFinite, abs(referenceSeconds) < 1e13 else { return formatReal(referenceSeconds) }
+        withISODate(referenceSeconds) { String(decoding: $0, as: UTF8.self) } ?? formatReal(referenceSeconds)
+    }
+
+    /// Hands the ISO 8601 bytes of a date to `body` from a buffer on the stack, so output
+    /// can copy them without a String; nil for a value no calendar date fits.
+    static func withISODate<R>(_ referenceSeconds: Double, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard referenceSeconds.isFinite, abs(referenceSeconds) < 1e13 else { return nil }
         let unix = referenceSeconds + referenceDateOffset
         var seconds = Int64(unix.rounded(.down))
         var millis = Int64(((unix - Double(seconds)) * 1000).rounded())
@@ -49,20 +55,23 @@ public enum OutputValue: Sendable, Equatable {
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        var out = [UInt8](repeating: 0, count: 25)
-        var n = 0
-        func put(_ byte: UInt8) { out[n] = byte; n += 1 }
-        func digits(_ value: Int64, _ width: Int) {
-            var v = value
-            for i in stride(from: n + width - 1, through: n, by: -1) { out[i] = UInt8(48 + v % 10); v /= 10 }
-            n += width
+        var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &storage) { raw in
+            let out = raw.bindMemory(to: UInt8.self)
+            var n = 0
+            func put(_ byte: UInt8) { out[n] = byte; n += 1 }
+            func digits(_ value: Int64, _ width: Int) {
+                var v = value
+                for i in stride(from: n + width - 1, through: n, by: -1) { out[i] = UInt8(48 + v % 10); v /= 10 }
+                n += width
+            }
+            if year < 0 { put(45) }
+            digits(Swift.abs(year) % 10_000, 4); put(45); digits(month, 2); put(45); digits(day, 2)
+            put(84); digits(rest / 3600, 2); put(58); digits(rest / 60 % 60, 2); put(58); digits(rest % 60, 2)
+            if hasFraction { put(46); digits(millis, 3) }
+            put(90)
+            return body(UnsafeBufferPointer(rebasing: out[..<n]))
         }
-        if year < 0 { put(45) }
-        digits(Swift.abs(year) % 10_000, 4); put(45); digits(month, 2); put(45); digits(day, 2)
-        put(84); digits(rest / 3600, 2); put(58); digits(rest / 60 % 60, 2); put(58); digits(rest % 60, 2)
-        if hasFraction { put(46); digits(millis, 3) }
-        put(90)
-        return String(decoding: out[..<n], as: UTF8.self)
     }
 
     static func formatReal(_ d: Double) -> String {
@@ -90,40 +99,81 @@ public enum OutputValue: Sendable, Equatable {
         }
     }
 
-    public var jsonText: String {
+    /// Writes `text` into the sink, the common row values without a String of their own.
+    public func writeText(to sink: OutputSink) {
         switch self {
-        case .null: return "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .integer(let i): return String(i)
-        case .real(let d): return d.isFinite ? OutputValue.formatReal(d) : JSON.quote(OutputValue.formatReal(d))
-        case .string(let s): return JSON.quote(s)
-        case .date(let d): return JSON.quote(OutputValue.isoDate(d))
-        case .data(let bytes): return JSON.quote(Data(bytes).base64EncodedString())
-        case .objectID(let id): return JSON.quote(id)
-        case .objectURI(let prefix, let key): return JSON.quote(prefix + String(key))
-        case .array(let items): return "[" + items.map(\.jsonText).joined(separator: ", ") + "]"
-        case .object(let pairs): return "{" + pairs.map { JSON.quote($0.0) + ": " + $0.1.jsonText }.joined(separator: ", ") + "}"
-        case .archive(_, let bytes): return OutputValue(archiveBytes: bytes).jsonText
+        case .integer(let i): sink.integer(i)
+        case .string(let s), .objectID(let s): sink.write(s)
+        case .objectURI(let prefix, let key):
+            sink.write(prefix)
+            sink.integer(key)
+        case .date(let d):
+            if OutputValue.withISODate(d, { sink.bytes(UnsafeRawBufferPointer($0)) }) == nil { sink.write(OutputValue.formatReal(d)) }
+        default: sink.write(text)
+        }
+    }
+
+    /// The value as JSON text: what `writeJSON` writes, for the few places that need a String.
+    public var jsonText: String {
+        let sink = OutputSink(collectingWithWidth: nil)
+        writeJSON(to: sink)
+        sink.flush()
+        return String(decoding: sink.collected, as: UTF8.self)
+    }
+
+    /// Writes the value as JSON straight into the sink's buffer: numbers, dates and object
+    /// URIs formatted in place, strings escaped by a scan over their bytes. Rows are written
+    /// this way a million at a time, so no value makes a String of its own on the way.
+    public func writeJSON(to sink: OutputSink) {
+        switch self {
+        case .null: sink.write("null")
+        case .bool(let b): sink.write(b ? "true" : "false")
+        case .integer(let i): sink.integer(i)
+        case .real(let d):
+            if d.isFinite { sink.write(OutputValue.formatReal(d)) } else { JSON.string(OutputValue.formatReal(d), to: sink) }
+        case .string(let s), .objectID(let s): JSON.string(s, to: sink)
+        case .date(let d):
+            sink.byte(34)
+            if OutputValue.withISODate(d, { sink.bytes(UnsafeRawBufferPointer($0)) }) == nil { sink.write(OutputValue.formatReal(d)) }
+            sink.byte(34)
+        case .data(let bytes): JSON.string(Data(bytes).base64EncodedString(), to: sink)
+        case .objectURI(let prefix, let key):
+            sink.byte(34)
+            sink.jsonEscaped(prefix)
+            sink.integer(key)
+            sink.byte(34)
+        case .array(let items):
+            sink.byte(91)
+            for (i, item) in items.enumerated() {
+                if i > 0 { sink.write(", ") }
+                item.writeJSON(to: sink)
+            }
+            sink.byte(93)
+        case .object(let pairs):
+            sink.byte(123)
+            for (i, pair) in pairs.enumerated() {
+                if i > 0 { sink.write(", ") }
+                JSON.string(pair.0, to: sink)
+                sink.write(": ")
+                pair.1.writeJSON(to: sink)
+            }
+            sink.byte(125)
+        case .archive(_, let bytes): OutputValue(archiveBytes: bytes).writeJSON(to: sink)
         }
     }
 }
 
 enum JSON {
+    static func string(_ s: String, to sink: OutputSink) {
+        sink.byte(34)
+        sink.jsonEscaped(s)
+        sink.byte(34)
+    }
+
     static func quote(_ s: String) -> String {
-        var out = "\""
-        out.reserveCapacity(s.utf8.count + 2)
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        let sink = OutputSink(collectingWithWidth: nil)
+        string(s, to: sink)
+        sink.flush()
+        return String(decoding: sink.collected, as: UTF8.self)
     }
 }

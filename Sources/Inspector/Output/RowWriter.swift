@@ -10,6 +10,13 @@ public final class RowWriter {
     /// Rows buffered to measure a table's columns before the first line is printed.
     static let measuredRows = 64
 
+    /// Each column's `name   = ` in line output, padded to the widest, made once.
+    private lazy var lineLabels: [[UInt8]] = {
+        let width = columns.map { TextWidth.of($0) }.max() ?? 0
+        return columns.map { Array((TextWidth.pad($0, to: width) + " = ").utf8) }
+    }()
+    /// Each column's `"name": ` in JSON, made once rather than once per row.
+    private lazy var jsonKeys: [[UInt8]] = columns.map { Array((JSON.quote($0) + ": ").utf8) }
     /// Columns that are a composite attribute's leaves (`address.city`): JSON nests them
     /// (`"address": {"city": …}`), as the app's dictionary holds them.
     private let nested: Set<String>
@@ -32,7 +39,17 @@ public final class RowWriter {
         switch format {
         case .json:
             sink.write(count == 0 ? "\n  " : ",\n  ")
-            sink.write((nested.isEmpty ? OutputValue.object(Array(zip(columns, values))) : nestedObject(values)).jsonText)
+            if nested.isEmpty {
+                sink.byte(123)
+                for i in values.indices where i < jsonKeys.count {
+                    if i > 0 { sink.byte(44); sink.byte(32) }
+                    jsonKeys[i].withUnsafeBytes { sink.bytes($0) }
+                    values[i].writeJSON(to: sink)
+                }
+                sink.byte(125)
+            } else {
+                nestedObject(values).writeJSON(to: sink)
+            }
         case .csv:
             for i in values.indices {
                 if i > 0 { sink.byte(44) }
@@ -40,10 +57,11 @@ public final class RowWriter {
             }
             sink.byte(10)
         case .line:
-            if count > 0 { sink.line() }
-            let width = columns.map(\.count).max() ?? 0
-            for (column, value) in zip(columns, values) {
-                sink.line(column.padding(toLength: width, withPad: " ", startingAt: 0) + " = " + value.text)
+            if count > 0 { sink.byte(10) }
+            for (label, value) in zip(lineLabels, values) {
+                label.withUnsafeBytes { sink.bytes($0) }
+                value.writeText(to: sink)
+                sink.byte(10)
             }
         case .table:
             if widths == nil {
@@ -106,17 +124,21 @@ public final class RowWriter {
         pending = []
     }
 
+    /// A row straight into the sink: each cell, then the spaces that pad it to its column.
     private func writeTableRow(_ cells: [String], bold: Bool = false) {
         guard let widths else { return }
-        var line = ""
+        if bold { sink.write("\u{1B}[1m") }
         for (i, cell) in cells.enumerated() {
             let width = i < widths.count ? widths[i] : 0
             var text = TextWidth.singleLine(cell)
             if sink.terminalWidth != nil { text = TextWidth.truncate(text, to: width) }
-            let last = i == cells.count - 1
-            line += last ? text : TextWidth.pad(text, to: width) + "  "
+            sink.write(text)
+            if i < cells.count - 1 {
+                for _ in 0..<(max(0, width - TextWidth.of(text)) + 2) { sink.byte(32) }
+            }
         }
-        sink.line(bold ? "\u{1B}[1m" + line + "\u{1B}[0m" : line)
+        if bold { sink.write("\u{1B}[0m") }
+        sink.byte(10)
     }
 }
 
@@ -126,11 +148,13 @@ enum CSV {
         switch value {
         case .integer(let i): sink.integer(i)
         case .null: sink.write("NULL")
-        case .string(let s), .objectID(let s): sink.write(field(s))
+        case .string(let s), .objectID(let s): sink.csvField(s)
         case .objectURI(let prefix, let key):
-            sink.write(field(prefix))
+            sink.csvField(prefix)
             sink.integer(key)
-        default: sink.write(field(value.text))
+        case .date(let d):
+            if OutputValue.withISODate(d, { sink.bytes(UnsafeRawBufferPointer($0)) }) == nil { sink.write(OutputValue.formatReal(d)) }
+        default: sink.csvField(value.text)
         }
     }
 
@@ -142,9 +166,16 @@ enum CSV {
 }
 
 enum TextWidth {
-    static func of(_ s: String) -> Int { s.count }
+    /// Characters, as a terminal shows them; ASCII text (nearly every cell) by its bytes.
+    static func of(_ s: String) -> Int {
+        var s = s
+        return s.withUTF8 { utf8 in utf8.allSatisfy { $0 < 0x80 } ? utf8.count : nil } ?? s.count
+    }
 
     static func singleLine(_ s: String) -> String {
+        var copy = s
+        let ascii = copy.withUTF8 { utf8 in utf8.allSatisfy { $0 < 0x80 } }
+        if ascii, !s.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 9 || $0 == 11 || $0 == 12 }) { return s }
         guard s.contains(where: { $0.isNewline || $0 == "\t" }) else { return s }
         return s.replacingOccurrences(of: "\r\n", with: "⏎").replacingOccurrences(of: "\n", with: "⏎")
             .replacingOccurrences(of: "\r", with: "⏎").replacingOccurrences(of: "\t", with: " ")

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Every measured path in one run: `cdinspect fetch` in each format against the sqlite3
+# shell printing the same rows in its nearest mode, the session fetch (`-c`) against the
+# one-shot fetch, `count`, start-up (a count on the 50-person example store), and a batch
+# update. Runs alternate between the two sides of each pair; each line prints both medians,
+# the ratio and both peak memories.
+#
+#   Benchmarks/all.sh [PEOPLE]        (default 1000000; RUNS=5 by default)
+#
+# Release builds, with the Swift runtime linked statically as a shipped binary would be.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+people=${1:-1000000}
+source Benchmarks/common.sh
+runs=${RUNS:-5}
+uri="file:$store?mode=ro"
+fetch_sql=$("$bin/cdinspect" explain "$store" Person | head -1)
+small="$out/people-50.sqlite"
+[ -f "$small" ] || "$bin/cdi-example-store" "$small" --people 50 --model Examples/People.xcdatamodeld >&2
+
+printf '%-22s %12s %12s %8s   %10s %10s\n' "work" "cdinspect" "other" "ratio" "peak ours" "peak other"
+python3 Benchmarks/compare.py "$runs" \
+    "fetch csv" "$bin/cdinspect fetch $store Person --format csv" "sqlite3 -csv -header $uri '$fetch_sql'" \
+    "fetch json" "$bin/cdinspect fetch $store Person --format json" "sqlite3 -json $uri '$fetch_sql'" \
+    "fetch line" "$bin/cdinspect fetch $store Person --format line" "sqlite3 -line $uri '$fetch_sql'" \
+    "fetch table" "$bin/cdinspect fetch $store Person --format table" "sqlite3 -column -header $uri '$fetch_sql'" \
+    "session vs one-shot" "$bin/cdinspect $store -c 'fetch Person --format csv'" "$bin/cdinspect fetch $store Person --format csv" \
+    "count" "$bin/cdinspect count $store Person" "sqlite3 $uri 'SELECT COUNT(*) FROM ZPERSON'" \
+    "start-up (count, 50)" "$bin/cdinspect count $small Person" "sqlite3 file:$small?mode=ro 'SELECT COUNT(*) FROM ZPERSON'"
+
+# The batch update changes the store: each run starts from a fresh copy (copy time excluded).
+work="$out/batch-work.sqlite"
+update_sql="UPDATE OR FAIL ZPERSON AS t0 SET ZAGE = (t0.ZAGE + 1), Z_OPT = (Z_OPT + 1)"
+python3 - "$runs" "$store" "$work" "$bin/cdinspect" "$update_sql" <<'PY'
+import os, shutil, statistics, sys, time
+sys.path.insert(0, "Benchmarks")
+from compare import run
+runs, store, work, cdinspect, sql = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+sides = {"ours": [cdinspect, "batch-update", work, "Person", "--set", "age=age+1", "--result", "count"],
+         "theirs": ["sqlite3", work, sql]}
+times, peak = {"ours": [], "theirs": []}, {"ours": 0, "theirs": 0}
+for _ in range(runs):
+    for side, argv in sides.items():
+        for suffix in ("-wal", "-shm"):
+            if os.path.exists(work + suffix): os.remove(work + suffix)
+        shutil.copyfile(store, work)
+        t, rss = run(argv)
+        times[side].append(t); peak[side] = max(peak[side], rss)
+a, b = statistics.median(times["ours"]), statistics.median(times["theirs"])
+print(f"{'batch update':<22} {a*1000:9.1f} ms {b*1000:9.1f} ms {a/b:7.2f}x   {peak['ours']/1024:7.1f} MB {peak['theirs']/1024:7.1f} MB")
+for suffix in ("", "-wal", "-shm"):
+    if os.path.exists(work + suffix): os.remove(work + suffix)
+PY
