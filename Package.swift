@@ -15,6 +15,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "cdinspect", targets: ["cdinspect"]),
+        .executable(name: "cdinspect-mcp", targets: ["cdinspect-mcp"]),
         .library(name: "ManagedStore", targets: ["ManagedStore"]),
         .library(name: "Inspector", targets: ["Inspector"]),
     ],
@@ -69,6 +70,15 @@ let package = Package(
                 .target(name: "CReadline", condition: .when(traits: ["Readline"])),
                 .target(name: "CEditline", condition: .when(traits: ["Editline"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        // The MCP server, apart: the SDK links Foundation's networking (libcurl, OpenSSL),
+        // which cdinspect would otherwise load at every start. `cdinspect mcp` execs it.
+        .executableTarget(
+            name: "cdinspect-mcp",
+            dependencies: [
+                "Inspector",
+                "ManagedStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MCP", package: "swift-sdk"),
             ]),
         .executableTarget(
@@ -89,6 +99,7 @@ let package = Package(
             dependencies: [
                 "ManagedStore",
                 "cdinspect",
+                "cdinspect-mcp",
                 "cdi-example-store",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -1,13 +1,13 @@
 import ArgumentParser
 import Foundation
 import Inspector
-import MCP
-import ManagedStore
 
 /// `cdinspect mcp STORE`: a Model Context Protocol server on standard input and output, so a
-/// coding assistant can look inside a store. Every tool runs the session command of the
-/// same name on a store opened read-only, so answers and error lines are the CLI's own, and
-/// no tool can write: none maps to a writing command, and the store refuses writes anyway.
+/// coding assistant can look inside a store. The server is `cdinspect-mcp`, installed beside
+/// this executable (it links the MCP SDK and its networking, which cdinspect does not load);
+/// this command replaces itself with it, so the client talks to the server directly. Every
+/// tool runs the session command of the same name on a store opened read-only, so answers
+/// and error lines are the CLI's own, and no tool can write.
 struct MCPSubcommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mcp",
@@ -16,7 +16,8 @@ struct MCPSubcommand: ParsableCommand {
             Tools: entities, schema, fetch (predicate, sort, limit, keys; at most 1000 objects, with a \
             'truncated' flag), count, explain, history, cloudkit and sql (read-only). Results are the JSON the commands print; \
             errors come back as tool errors with the line the command line prints. The store is opened \
-            read-only: nothing an assistant asks can change it. See the README for registering it.
+            read-only: nothing an assistant asks can change it. The server is the cdinspect-mcp program \
+            installed beside cdinspect. See the README for registering it.
             """)
 
     @Argument(help: "The store (or an app's bundle identifier or name).")
@@ -25,194 +26,29 @@ struct MCPSubcommand: ParsableCommand {
     var model: String?
 
     func run() throws {
-        var opened: PersistentStore!
-        try Diagnostics.reporting {
-            opened = try PersistentStore(path: try StoreSearch.resolve(store), options: .init(modelPath: model, readonly: true))
-            // Said once, on stderr, which an MCP client shows as the server's log.
-            for warning in opened.warnings { Diagnostics.warning("\(warning)") }
-        }
-        let tools = MCPTools(store: opened)
-        let done = DispatchSemaphore(value: 0)
-        let failure = FailureBox()
-        Task {
-            do {
-                let server = Server(name: "cdinspect", version: CDInspect.configuration.version.split(separator: " ").first.map(String.init) ?? "0",
-                                    capabilities: .init(tools: .init(listChanged: false)))
-                await server.withMethodHandler(ListTools.self) { _ in .init(tools: MCPTools.list) }
-                await server.withMethodHandler(CallTool.self) { params in tools.call(params.name, params.arguments ?? [:]) }
-                try await server.start(transport: StdioTransport())
-                await server.waitUntilCompleted()
-            } catch {
-                failure.error = error
-            }
-            done.signal()
-        }
-        done.wait()
-        if let error = failure.error {
-            Diagnostics.error("the MCP server stopped: \(error)")
+        guard let server = Self.serverPath() else {
+            Diagnostics.error("the MCP server, cdinspect-mcp, is not installed beside cdinspect (build it: swift build --product cdinspect-mcp)")
             throw ExitCode(ExitStatus.failure)
         }
-    }
-}
-
-private final class FailureBox: @unchecked Sendable {
-    var error: Error?
-}
-
-/// The tools, each a session command on the one read-only store. Calls are answered one at a
-/// time: the store's connection is not shared between threads.
-final class MCPTools: @unchecked Sendable {
-    let store: PersistentStore
-    private let lock = NSLock()
-    /// Objects (or history rows) one call returns at most.
-    static let cap = 1000
-
-    init(store: PersistentStore) { self.store = store }
-
-    struct Definition {
-        let name: String
-        let description: String
-        let properties: [(name: String, type: String, description: String)]
-        let required: [String]
+        let version = CDInspect.configuration.version.split(separator: " ").first.map(String.init) ?? "0"
+        let arguments = [server, store] + (model.map { ["--model", $0] } ?? []) + ["--version", version]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        execv(server, &argv)
+        Diagnostics.error("cannot start \(server): \(String(cString: strerror(errno)))")
+        throw ExitCode(ExitStatus.failure)
     }
 
-    static let predicate = ("predicate", "string", "An NSPredicate format string, e.g. age > 30 AND name BEGINSWITH[c] \"d\".")
-    static let definitions: [Definition] = [
-        Definition(name: "entities", description: "The store's entities: name, parent, abstract, table and object count.",
-                   properties: [], required: []),
-        Definition(name: "schema", description: "An entity's attributes, relationships and columns (all entities without one).",
-                   properties: [("entity", "string", "The entity.")], required: []),
-        Definition(name: "fetch", description: "Objects of an entity as JSON, with 'truncated' when more matched than were returned.",
-                   properties: [("entity", "string", "The entity (sub-entities included)."), predicate,
-                                ("sort", "string", "Sort keys, comma-separated, each KEY or KEY:desc."),
-                                ("limit", "integer", "At most this many objects (default 100, at most 1000)."),
-                                ("keys", "string", "Only these keys, comma-separated.")],
-                   required: ["entity"]),
-        Definition(name: "count", description: "How many objects of an entity match a predicate.",
-                   properties: [("entity", "string", "The entity."), predicate], required: ["entity"]),
-        Definition(name: "explain", description: "The SQL a fetch runs, and its bound values.",
-                   properties: [("entity", "string", "The entity."), predicate, ("sort", "string", "Sort keys, comma-separated.")],
-                   required: ["entity"]),
-        Definition(name: "history", description: "Persistent history: transactions, or with changes=true one row per change.",
-                   properties: [("changes", "boolean", "One row per change."), ("after", "string", "Only after this token."),
-                                ("since", "string", "ISO 8601 date."), ("until", "string", "ISO 8601 date."),
-                                ("author", "string", "Transaction author."), ("contextName", "string", "Context name."),
-                                ("entity", "string", "Only changes of this entity."), ("object", "string", "Only changes of this object ID."),
-                                ("type", "string", "insert, update or delete."),
-                                ("limit", "integer", "At most this many rows (default 100, at most 1000).")],
-                   required: []),
-        Definition(name: "sql", description: "Read-only SQL against the store's tables (a statement that would write is refused).",
-                   properties: [("query", "string", "One SQL statement."),
-                                ("limit", "integer", "At most this many rows (default 100, at most 1000).")],
-                   required: ["query"]),
-        Definition(name: "cloudkit", description: "CloudKit mirroring state: entities, zones, objects or events.",
-                   properties: [("view", "string", "entities (default), zones, objects or events."),
-                                ("entity", "string", "For objects: the entity."), predicate],
-                   required: []),
-    ]
-
-    static var list: [Tool] {
-        definitions.map { d in
-            var properties: [String: Value] = [:]
-            for p in d.properties { properties[p.name] = .object(["type": .string(p.type), "description": .string(p.description)]) }
-            return Tool(name: d.name, description: d.description,
-                        inputSchema: .object(["type": "object", "properties": .object(properties),
-                                              "required": .array(d.required.map { .string($0) })]),
-                        annotations: .init(readOnlyHint: true, openWorldHint: false))
+    /// `cdinspect-mcp` in the folder of this executable (symbolic links resolved), else on PATH.
+    static func serverPath() -> String? {
+        let fm = FileManager.default
+        if let me = Bundle.main.executableURL?.resolvingSymlinksInPath() {
+            let beside = me.deletingLastPathComponent().appendingPathComponent("cdinspect-mcp").path
+            if fm.isExecutableFile(atPath: beside) { return beside }
         }
-    }
-
-    func call(_ name: String, _ arguments: [String: Value]) -> CallTool.Result {
-        lock.lock()
-        defer { lock.unlock() }
-        do {
-            return .init(content: [.text(text: try answer(name, arguments), annotations: nil, _meta: nil)], isError: false)
-        } catch {
-            return .init(content: [.text(text: ExitStatus.message(for: error), annotations: nil, _meta: nil)], isError: true)
+        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            let candidate = String(folder) + "/cdinspect-mcp"
+            if fm.isExecutableFile(atPath: candidate) { return candidate }
         }
-    }
-
-    private func answer(_ name: String, _ a: [String: Value]) throws -> String {
-        func text(_ key: String) throws -> String? {
-            guard let value = a[key] else { return nil }
-            if let s = value.stringValue { return s }
-            if let i = value.intValue { return String(i) }
-            throw CommandError.usage("\(key) takes a string")
-        }
-        func option(_ key: String, _ flag: String) throws -> [String] { try text(key).map { [flag, $0] } ?? [] }
-        /// A list given as a JSON array or as comma-separated text.
-        func items(_ key: String) -> [String] {
-            guard let value = a[key] else { return [] }
-            let items = value.arrayValue?.compactMap(\.stringValue)
-                ?? (value.stringValue ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            return items.filter { !$0.isEmpty }
-        }
-        let sorts = items("sort").flatMap { ["--sort", $0] }
-        let keys = items("keys").isEmpty ? [] : ["--keys", items("keys").joined(separator: ",")]
-        func required(_ key: String) throws -> String {
-            guard let value = try text(key) else { throw CommandError.usage("\(name) needs '\(key)'") }
-            return value
-        }
-        func limit() throws -> Int {
-            guard let value = a["limit"] else { return 100 }
-            guard let n = value.intValue ?? value.stringValue.flatMap({ Int($0) }), n > 0 else {
-                throw CommandError.usage("limit takes a whole number above 0")
-            }
-            return min(n, MCPTools.cap)
-        }
-        let predicate = try option("predicate", "--where")
-        switch name {
-        case "entities": return try run(["entities"])
-        case "schema": return try run(["schema"] + (try text("entity").map { [$0] } ?? []))
-        case "count": return try run(["count", try required("entity")] + predicate)
-        case "explain": return try run(["explain", try required("entity")] + predicate + sorts)
-        case "fetch":
-            let cap = try limit()
-            let words = ["fetch", try required("entity")] + predicate + sorts + keys
-            return capped(try run(words + ["--limit", String(cap + 1)]), cap: cap, key: "objects")
-        case "history":
-            let cap = try limit()
-            var words = ["history"]
-            if a["changes"]?.boolValue == true { words.append("--changes") }
-            for (key, flag) in [("after", "--after"), ("since", "--since"), ("until", "--until"), ("author", "--author"),
-                                ("contextName", "--context-name"), ("entity", "--entity"), ("object", "--object"), ("type", "--type")] {
-                words += try option(key, flag)
-            }
-            if a["changes"]?.boolValue == true {
-                // Changes nest in their transactions: count them in a run one longer than asked.
-                let probe = try run(words + ["--limit", String(cap + 1)])
-                let more = probe.components(separatedBy: "\"objectID\"").count - 1 > cap
-                let rows = more ? try run(words + ["--limit", String(cap)]) : probe
-                return "{\"transactions\": \(rows.trimmingCharacters(in: .whitespacesAndNewlines)), \"truncated\": \(more)}"
-            }
-            return capped(try run(words + ["--limit", String(cap + 1)]), cap: cap, key: "transactions")
-        case "sql":
-            let cap = try limit()
-            return capped(try run(["sql", try required("query"), "--limit", String(cap + 1)]), cap: cap, key: "rows")
-        case "cloudkit":
-            return try run(["cloudkit", try text("view") ?? "entities"] + (try text("entity").map { [$0] } ?? []) + predicate)
-        default:
-            throw CommandError.usage("no tool '\(name)' (tools: \(MCPTools.definitions.map(\.name).joined(separator: ", ")))")
-        }
-    }
-
-    /// Runs one session command in JSON on the read-only store and returns what it printed.
-    private func run(_ words: [String]) throws -> String {
-        let sink = OutputSink(collectingWithWidth: nil)
-        var notes: [String] = []
-        let session = Session(store: store, format: .json, output: sink, warn: { notes.append($0) }, usesContexts: false)
-        try session.run(try CommandTable.parse(words + ["--format", "json"]))
-        sink.flush()
-        return String(decoding: sink.collected, as: UTF8.self)
-    }
-
-    /// A JSON array printed one element per line, cut to `cap` elements, as
-    /// `{"KEY": […], "truncated": …}`.
-    private func capped(_ array: String, cap: Int, key: String) -> String {
-        let lines = array.split(separator: "\n").map(String.init)
-        let elements = lines.filter { $0.hasPrefix("  ") }.map { $0.hasSuffix(",") ? String($0.dropLast()) : $0 }
-        let kept = elements.prefix(cap).map { $0.trimmingCharacters(in: .whitespaces) }
-        let body = kept.isEmpty ? "[]" : "[\n  " + kept.joined(separator: ",\n  ") + "\n]"
-        return "{\"\(key)\": \(body), \"truncated\": \(elements.count > cap)}"
+        return nil
     }
 }

@@ -140,4 +140,17 @@ final class MCPServerTests: XCTestCase {
         XCTAssertTrue(before[1] == after[1] || (before[1] == nil && after[1]?.isEmpty == true),
                       "the server changed the -wal: \(before[1]?.count ?? -1) → \(after[1]?.count ?? -1) bytes")
     }
+
+    /// The server is a program of its own beside cdinspect; without it, `mcp` says so in one
+    /// line and what to build, rather than failing in the client.
+    func testAMissingServerIsOneClearLine() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let lone = folder.appendingPathComponent("cdinspect")
+        try FileManager.default.copyItem(at: CLI.binary, to: lone)
+        let store = try Fixtures.exampleStore(in: folder, people: 5).path
+        let run = try CLI.run(["mcp", store], executable: lone, environment: ["PATH": "/usr/bin:/bin"])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.stderr, "cdinspect: error: the MCP server, cdinspect-mcp, is not installed beside cdinspect (build it: swift build --product cdinspect-mcp)\n")
+        XCTAssertEqual(run.stdout, "")
+    }
 }

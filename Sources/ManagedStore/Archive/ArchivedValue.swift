@@ -29,3 +29,19 @@ public indirect enum ArchivedValue: Sendable, Equatable {
         }
     }
 }
+
+extension ArchivedValue {
+    /// A property list's scalar as it is; nil for references and collections.
+    init?(scalar: PropertyListValue) {
+        switch scalar {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .integer(let i): self = .integer(i)
+        case .real(let d): self = .real(d)
+        case .date(let d): self = .date(d)
+        case .data(let d): self = .data(d)
+        case .string(let s): self = .string(s)
+        case .uid, .array, .dictionary: return nil
+        }
+    }
+}

@@ -28,24 +28,32 @@ public struct KeyedUnarchiver {
 
     /// The value the bytes hold: a keyed archive's root object, or a plain property list.
     public static func value(of bytes: [UInt8]) throws -> ArchivedValue {
-        let plist: PropertyListValue
-        do {
-            plist = try BinaryPropertyList.decode(bytes)
-        } catch BinaryPropertyList.Error.notABinaryPropertyList {
-            throw Error.notAnArchive
-        } catch {
-            throw Error.malformed(String(describing: error))
+        switch try contents(of: bytes) {
+        case .plain(let plist):
+            return try plainValue(plist)
+        case .archive(let archive):
+            var reader = KeyedUnarchiver(archive: archive)
+            return try reader.decode(archive.root)
         }
-        guard plist["$archiver"] != nil || plist["$objects"] != nil else { return try plainValue(plist) }
-        let archive: KeyedArchive
-        do { archive = try KeyedArchive(plist) } catch { throw Error.malformed(String(describing: error)) }
-        var reader = KeyedUnarchiver(archive: archive)
-        return try reader.decode(archive.root)
     }
 
     /// The classes the archive holds instances of (what a secure unarchiver must allow),
     /// without decoding the values; empty for a plain property list.
     public static func classNames(in bytes: [UInt8]) throws -> Set<String> {
+        guard case .archive(let archive) = try contents(of: bytes) else { return [] }
+        var names: Set<String> = []
+        for index in archive.objects.indices where archive.objects[index]["$class"] != nil {
+            if let name = archive.className(of: index) { names.insert(name) }
+        }
+        return names
+    }
+
+    private enum Contents {
+        case plain(PropertyListValue)
+        case archive(KeyedArchive)
+    }
+
+    private static func contents(of bytes: [UInt8]) throws -> Contents {
         let plist: PropertyListValue
         do {
             plist = try BinaryPropertyList.decode(bytes)
@@ -54,14 +62,8 @@ public struct KeyedUnarchiver {
         } catch {
             throw Error.malformed(String(describing: error))
         }
-        guard plist["$archiver"] != nil || plist["$objects"] != nil else { return [] }
-        let archive: KeyedArchive
-        do { archive = try KeyedArchive(plist) } catch { throw Error.malformed(String(describing: error)) }
-        var names: Set<String> = []
-        for index in archive.objects.indices where archive.objects[index]["$class"] != nil {
-            if let name = archive.className(of: index) { names.insert(name) }
-        }
-        return names
+        guard plist["$archiver"] != nil || plist["$objects"] != nil else { return .plain(plist) }
+        do { return .archive(try KeyedArchive(plist)) } catch { throw Error.malformed(String(describing: error)) }
     }
 
     private let archive: KeyedArchive
@@ -78,17 +80,11 @@ public struct KeyedUnarchiver {
             count += 1
             if count > nodeLimit { throw Error.tooLarge(nodeLimit) }
             switch v {
-            case .null: return .null
-            case .bool(let b): return .bool(b)
-            case .integer(let i): return .integer(i)
-            case .real(let d): return .real(d)
-            case .date(let d): return .date(d)
-            case .data(let d): return .data(d)
-            case .string(let s): return .string(s)
             case .uid(let u): return .integer(Int64(u))
             case .array(let items): return .array(try items.map(convert))
             case .dictionary(let pairs):
                 return .dictionary(try pairs.map { .init(keyText(try convert($0.key)), try convert($0.value)) })
+            default: return ArchivedValue(scalar: v) ?? .null
             }
         }
         return try convert(plist)
@@ -129,16 +125,7 @@ public struct KeyedUnarchiver {
             defer { path.remove(index) }
             return .array(try items.map { try inline($0) })
         }
-        switch object {
-        case .string(let s): return s == "$null" && index == 0 ? .null : .string(s)
-        case .bool(let b): return .bool(b)
-        case .integer(let i): return .integer(i)
-        case .real(let d): return .real(d)
-        case .date(let d): return .date(d)
-        case .data(let d): return .data(d)
-        case .null: return .null
-        case .uid, .array, .dictionary: break
-        }
+        if let scalar = ArchivedValue(scalar: object) { return scalar }
         guard path.insert(index).inserted else { return .cycle(index) }
         defer { path.remove(index) }
         let className = archive.className(of: index) ?? ""
@@ -148,19 +135,12 @@ public struct KeyedUnarchiver {
 
     /// A field's value: a reference is followed, an inline value converted.
     private mutating func inline(_ raw: PropertyListValue) throws -> ArchivedValue {
-        if case .uid = raw { return try reference(raw) }
         switch raw {
-        case .null: return .null
-        case .bool(let b): return .bool(b)
-        case .integer(let i): return .integer(i)
-        case .real(let d): return .real(d)
-        case .date(let d): return .date(d)
-        case .data(let d): return .data(d)
-        case .string(let s): return .string(s)
+        case .uid: return try reference(raw)
         case .array(let items): return .array(try items.map { try inline($0) })
         case .dictionary(let pairs):
             return .dictionary(try pairs.map { .init(Self.keyText(try inline($0.key)), try inline($0.value)) })
-        case .uid: return .null
+        default: return ArchivedValue(scalar: raw) ?? .null
         }
     }
 

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import Inspector
+import MCP
+import ManagedStore
+
+/// The Model Context Protocol server behind `cdinspect mcp STORE`, an executable of its own:
+/// the official SDK links Foundation's networking (libcurl, OpenSSL) for its HTTP transport,
+/// which `cdinspect` itself must not load at every start, nor need to link statically.
+/// `cdinspect mcp` runs this program in its place (exec), so to a client they are one.
+@main
+struct MCPServerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cdinspect mcp",
+        abstract: "Serve STORE to a coding assistant over the Model Context Protocol (stdio), read-only.")
+
+    @Argument(help: "The store (or an app's bundle identifier or name).")
+    var store: String
+    @Option(name: .long, help: "An .xcdatamodeld, .xcdatamodel or contents file to use as the model.")
+    var model: String?
+    @Option(name: .long, help: .hidden)
+    var version: String = "0"
+
+    func run() throws {
+        let opened: PersistentStore
+        do {
+            opened = try PersistentStore(path: try StoreSearch.resolve(store), options: .init(modelPath: model, readonly: true))
+        } catch {
+            Self.say("error", ExitStatus.message(for: error))
+            throw ExitCode(ExitStatus.code(for: error))
+        }
+        // Said once, on stderr, which an MCP client shows as the server's log.
+        for warning in opened.warnings { Self.say("warning", "\(warning)") }
+        let tools = MCPTools(store: opened)
+        let done = DispatchSemaphore(value: 0)
+        let failure = FailureBox()
+        let version = self.version
+        Task {
+            do {
+                let server = Server(name: "cdinspect", version: version, capabilities: .init(tools: .init(listChanged: false)))
+                await server.withMethodHandler(ListTools.self) { _ in .init(tools: MCPTools.list) }
+                await server.withMethodHandler(CallTool.self) { params in tools.call(params.name, params.arguments ?? [:]) }
+                try await server.start(transport: StdioTransport())
+                await server.waitUntilCompleted()
+            } catch {
+                failure.error = error
+            }
+            done.signal()
+        }
+        done.wait()
+        if let error = failure.error {
+            Self.say("error", "the MCP server stopped: \(error)")
+            throw ExitCode(ExitStatus.failure)
+        }
+    }
+
+    static func say(_ kind: String, _ message: String) {
+        FileHandle.standardError.write(Data("cdinspect: \(kind): \(message)\n".utf8))
+    }
+}
+
+private final class FailureBox: @unchecked Sendable {
+    var error: Error?
+}
