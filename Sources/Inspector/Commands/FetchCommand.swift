@@ -47,6 +47,8 @@ public struct FetchCommand: SessionCommand {
             return
         }
         var uris = ObjectURICache()
+        // Read once: a property wrapper's getter per value costs a metadata lookup per row.
+        let rawArchives = raw
         var values: [OutputValue] = []
         values.reserveCapacity(columns.count)
         try session.store.read(in: c) { db in
@@ -55,7 +57,7 @@ public struct FetchCommand: SessionCommand {
                 if showsID { values.append(row.objectID.map { uris.value($0) } ?? .null) }
                 if request.resultType != .ids {
                     for value in row.values {
-                        if case .object(let id?) = value { values.append(uris.value(id)) } else { values.append(OutputValue(value, rawArchives: raw)) }
+                        if case .object(let id?) = value { values.append(uris.value(id)) } else { values.append(OutputValue(value, rawArchives: rawArchives)) }
                     }
                 }
                 writer.row(values)
@@ -69,6 +71,7 @@ public struct FetchCommand: SessionCommand {
     func fetchInContext(_ request: FetchRequest, plan: FetchPlan, context c: Context, session: Session, writer: RowWriter) throws {
         let keys = plan.properties.map(\.name)
         let idsOnly = request.resultType == .ids
+        let rawArchives = raw
         var values: [OutputValue] = []
         var options = inContext.options
         options.idsOnly = idsOnly
@@ -81,7 +84,7 @@ public struct FetchCommand: SessionCommand {
                     let visible = object.visibleValues
                     for key in keys {
                         let value = try visible[key] ?? c.value(of: object, keyPath: key)
-                        values.append(OutputValue(value, rawArchives: raw))
+                        values.append(OutputValue(value, rawArchives: rawArchives))
                     }
                 }
                 writer.row(values)

@@ -102,8 +102,10 @@ final class WatchPrinter {
         func text(_ value: ObjectValue?) -> String {
             guard let value else { return "NULL" }
             let shown = OutputValue(value)
-            if case .string = shown { return shown.jsonText }
-            return shown.text
+            switch shown {
+            case .string, .uuid: return shown.jsonText
+            default: return shown.text
+            }
         }
         switch event.kind {
         case .updated: return event.changes.map { "\($0.key): \(text($0.old)) → \(text($0.new))" }.joined(separator: "; ")

@@ -13,7 +13,7 @@ extension OutputValue {
         case .string(let s): self = .string(s)
         case .date(let d): self = .date(d)
         case .data(let bytes): self = .data(bytes)
-        case .uuid(let uuid): self = .string(OutputValue.uuidText(uuid))
+        case .uuid(let uuid): self = .uuid(uuid)
         case .uri(let uri): self = .string(uri)
         case .transformable(let summary, let bytes): self = rawArchives ? .data(bytes) : .archive(summary: summary, bytes: bytes)
         case .externalFile(let path, let exists): self = .string("<external data \(path)\(exists ? "" : ", missing")>")
@@ -59,20 +59,29 @@ extension OutputValue {
         }
     }
 
-    /// Upper-case hex with dashes, as `uuidString`, written directly (it runs once per row).
+    /// Upper-case hex with dashes, as `uuidString`.
     static func uuidText(_ uuid: UUID) -> String {
-        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
-        var out = [UInt8](repeating: 45, count: 36)
-        var n = 0
-        withUnsafeBytes(of: uuid.uuid) { bytes in
-            for (i, byte) in bytes.enumerated() {
-                if i == 4 || i == 6 || i == 8 || i == 10 { n += 1 }
-                out[n] = hex[Int(byte >> 4)]
-                out[n + 1] = hex[Int(byte & 0xF)]
-                n += 2
+        withUUIDText(uuid) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Hands the 36 bytes of `uuidString` to `body` from a buffer on the stack: it runs once
+    /// per row, so output copies them without making a String.
+    static func withUUIDText<R>(_ uuid: UUID, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        var storage: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &storage) { raw in
+            let out = raw.bindMemory(to: UInt8.self)
+            let hex: StaticString = "0123456789ABCDEF"
+            var n = 0
+            withUnsafeBytes(of: uuid.uuid) { bytes in
+                for (i, byte) in bytes.enumerated() {
+                    if i == 4 || i == 6 || i == 8 || i == 10 { out[n] = 45; n += 1 }
+                    out[n] = hex.utf8Start[Int(byte >> 4)]
+                    out[n + 1] = hex.utf8Start[Int(byte & 0xF)]
+                    n += 2
+                }
             }
+            return body(UnsafeBufferPointer(rebasing: out[..<n]))
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }
 

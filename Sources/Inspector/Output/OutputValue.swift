@@ -15,6 +15,8 @@ public enum OutputValue: Sendable, Equatable {
     /// An object ID as its URI prefix (`x-coredata://UUID/Entity/p`) and primary key: the
     /// prefix is shared by every object of the entity, so a fetch does not build a string per row.
     case objectURI(prefix: String, key: Int64)
+    /// A UUID, shown as `uuidString` (upper-case hex with dashes).
+    case uuid(UUID)
     case array([OutputValue])
     case object([(String, OutputValue)])
     /// A transformable's archive: its one-line summary in text formats, the decoded value in
@@ -93,6 +95,7 @@ public enum OutputValue: Sendable, Equatable {
         case .data(let bytes): return Data(bytes).base64EncodedString()
         case .objectID(let id): return id
         case .objectURI(let prefix, let key): return prefix + String(key)
+        case .uuid(let u): return OutputValue.uuidText(u)
         case .array(let items): return items.map(\.text).joined(separator: ", ")
         case .object(let pairs): return pairs.map { "\($0.0)=\($0.1.text)" }.joined(separator: ", ")
         case .archive(let summary, _): return summary
@@ -109,6 +112,7 @@ public enum OutputValue: Sendable, Equatable {
             sink.integer(key)
         case .date(let d):
             if OutputValue.withISODate(d, { sink.bytes(UnsafeRawBufferPointer($0)) }) == nil { sink.write(OutputValue.formatReal(d)) }
+        case .uuid(let u): OutputValue.withUUIDText(u) { sink.bytes(UnsafeRawBufferPointer($0)) }
         default: sink.write(text)
         }
     }
@@ -141,6 +145,10 @@ public enum OutputValue: Sendable, Equatable {
             sink.byte(34)
             sink.jsonEscaped(prefix)
             sink.integer(key)
+            sink.byte(34)
+        case .uuid(let u):
+            sink.byte(34)
+            OutputValue.withUUIDText(u) { sink.bytes(UnsafeRawBufferPointer($0)) }
             sink.byte(34)
         case .array(let items):
             sink.byte(91)

@@ -152,8 +152,7 @@ enum CSV {
         case .objectURI(let prefix, let key):
             sink.csvField(prefix)
             sink.integer(key)
-        case .date(let d):
-            if OutputValue.withISODate(d, { sink.bytes(UnsafeRawBufferPointer($0)) }) == nil { sink.write(OutputValue.formatReal(d)) }
+        case .date, .uuid: value.writeText(to: sink)
         default: sink.csvField(value.text)
         }
     }
