@@ -25,8 +25,14 @@ final class SessionLanguageTests: XCTestCase {
         XCTAssertEqual(OutputValue.date(700_000_000.5).jsonText, "\"2023-03-08T20:26:40.500Z\"")
         XCTAssertEqual(OutputValue.data([0, 1, 2, 255]).text, "AAEC/w==")
         XCTAssertEqual(OutputValue.real(2).jsonText, "2.0")
-        XCTAssertEqual(CSV.field("plain"), "plain")
-        XCTAssertEqual(CSV.field("a,\"b\"\nc"), "\"a,\"\"b\"\"\nc\"")
+        func csvField(_ text: String) -> String {
+            let sink = OutputSink(collectingWithWidth: nil)
+            sink.csvField(text)
+            sink.flush()
+            return String(decoding: sink.collected, as: UTF8.self)
+        }
+        XCTAssertEqual(csvField("plain"), "plain")
+        XCTAssertEqual(csvField("a,\"b\"\nc"), "\"a,\"\"b\"\"\nc\"")
     }
 }
 

@@ -135,7 +135,8 @@ public struct ModelCommand: SessionCommand {
     }
 }
 
-/// `model diff` found differences: exit 1 without an error line, as `diff` and `cmp` do.
+/// `model diff` found differences: exit 1 (as `diff` and `cmp` do), with one error line
+/// saying so after the report.
 public struct ModelsDiffer: Error, CustomStringConvertible {
     public var description: String { "the models differ" }
 }

@@ -136,19 +136,16 @@ public enum OutputValue: Sendable, Equatable {
         case .real(let d):
             if d.isFinite { sink.write(OutputValue.formatReal(d)) } else { JSON.string(OutputValue.formatReal(d), to: sink) }
         case .string(let s), .objectID(let s): JSON.string(s, to: sink)
-        case .date(let d):
+        case .date, .uuid:
+            // Digits, dashes and letters only: the text needs no escaping.
             sink.byte(34)
-            if OutputValue.withISODate(d, { sink.bytes(UnsafeRawBufferPointer($0)) }) == nil { sink.write(OutputValue.formatReal(d)) }
+            writeText(to: sink)
             sink.byte(34)
         case .data(let bytes): JSON.string(Data(bytes).base64EncodedString(), to: sink)
         case .objectURI(let prefix, let key):
             sink.byte(34)
             sink.jsonEscaped(prefix)
             sink.integer(key)
-            sink.byte(34)
-        case .uuid(let u):
-            sink.byte(34)
-            OutputValue.withUUIDText(u) { sink.bytes(UnsafeRawBufferPointer($0)) }
             sink.byte(34)
         case .array(let items):
             sink.byte(91)

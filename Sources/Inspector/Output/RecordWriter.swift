@@ -7,7 +7,12 @@ public enum RecordWriter {
             sink.line(OutputValue.object(pairs).jsonText)
         case .csv:
             sink.line("key,value")
-            for (key, value) in pairs { sink.line(CSV.field(key) + "," + CSV.field(value.text)) }
+            for (key, value) in pairs {
+                sink.csvField(key)
+                sink.byte(44)
+                sink.csvField(value.text)
+                sink.byte(10)
+            }
         case .line, .table:
             let width = pairs.map { $0.0.count }.max() ?? 0
             let separator = format == .line ? " = " : ": "

@@ -28,7 +28,12 @@ public final class RowWriter {
         self.nested = nested
         switch format {
         case .json: sink.write("[")
-        case .csv: sink.line(columns.map(CSV.field).joined(separator: ","))
+        case .csv:
+            for (i, column) in columns.enumerated() {
+                if i > 0 { sink.byte(44) }
+                sink.csvField(column)
+            }
+            sink.byte(10)
         case .table, .line: break
         }
     }
@@ -78,16 +83,16 @@ public final class RowWriter {
         func insert(_ path: ArraySlice<Substring>, _ value: OutputValue, into pairs: inout [(String, OutputValue)]) {
             let key = String(path.first ?? "")
             guard path.count > 1 else { pairs.append((key, value)); return }
-            var inner: [(String, OutputValue)] = []
-            if let i = pairs.firstIndex(where: { $0.0 == key }), case .object(let existing) = pairs[i].1 {
-                inner = existing
-                pairs.remove(at: i)
-                insert(path.dropFirst(), value, into: &inner)
-                pairs.insert((key, .object(inner)), at: i)
-            } else {
-                insert(path.dropFirst(), value, into: &inner)
-                pairs.append((key, .object(inner)))
+            // Into the composite's object made by an earlier leaf, else a new one.
+            let found = pairs.firstIndex { pair in
+                if case .object = pair.1 { return pair.0 == key }
+                return false
             }
+            let i = found ?? pairs.endIndex
+            if found == nil { pairs.append((key, .object([]))) }
+            guard case .object(var inner) = pairs[i].1 else { return }
+            insert(path.dropFirst(), value, into: &inner)
+            pairs[i].1 = .object(inner)
         }
         for (column, value) in zip(columns, values) {
             if nested.contains(column) {
@@ -156,12 +161,6 @@ enum CSV {
         default: sink.csvField(value.text)
         }
     }
-
-    /// RFC 4180: quote a field holding a comma, quote, CR or LF, doubling inner quotes.
-    static func field(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 44 || $0 == 34 || $0 == 10 || $0 == 13 }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
 }
 
 enum TextWidth {
@@ -172,9 +171,10 @@ enum TextWidth {
     }
 
     static func singleLine(_ s: String) -> String {
+        // One byte scan settles ASCII text without a line break or tab (nearly every cell).
         var copy = s
-        let ascii = copy.withUTF8 { utf8 in utf8.allSatisfy { $0 < 0x80 } }
-        if ascii, !s.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 9 || $0 == 11 || $0 == 12 }) { return s }
+        let plain = copy.withUTF8 { utf8 in utf8.allSatisfy { $0 < 0x80 && !(9...13).contains($0) } }
+        if plain { return s }
         guard s.contains(where: { $0.isNewline || $0 == "\t" }) else { return s }
         return s.replacingOccurrences(of: "\r\n", with: "⏎").replacingOccurrences(of: "\n", with: "⏎")
             .replacingOccurrences(of: "\r", with: "⏎").replacingOccurrences(of: "\t", with: " ")

@@ -28,24 +28,29 @@ public struct KeyedUnarchiver {
 
     /// The value the bytes hold: a keyed archive's root object, or a plain property list.
     public static func value(of bytes: [UInt8]) throws -> ArchivedValue {
-        switch try contents(of: bytes) {
-        case .plain(let plist):
-            return try plainValue(plist)
-        case .archive(let archive):
-            var reader = KeyedUnarchiver(archive: archive)
-            return try reader.decode(archive.root)
-        }
+        try decode(bytes).value
     }
 
-    /// The classes the archive holds instances of (what a secure unarchiver must allow),
-    /// without decoding the values; empty for a plain property list.
+    /// The classes the archive holds instances of (what a secure unarchiver must allow);
+    /// empty for a plain property list. The graph is decoded too, so a damaged one throws.
     public static func classNames(in bytes: [UInt8]) throws -> Set<String> {
-        guard case .archive(let archive) = try contents(of: bytes) else { return [] }
-        var names: Set<String> = []
-        for index in archive.objects.indices where archive.objects[index]["$class"] != nil {
-            if let name = archive.className(of: index) { names.insert(name) }
+        try decode(bytes).classNames
+    }
+
+    /// The value and the archived classes, from one read of the bytes.
+    public static func decode(_ bytes: [UInt8]) throws -> (value: ArchivedValue, classNames: Set<String>) {
+        switch try contents(of: bytes) {
+        case .plain(let plist):
+            return (try plainValue(plist), [])
+        case .archive(let archive):
+            var reader = KeyedUnarchiver(archive: archive)
+            let value = try reader.decode(archive.root)
+            var names: Set<String> = []
+            for index in archive.objects.indices where archive.objects[index]["$class"] != nil {
+                if let name = archive.className(of: index) { names.insert(name) }
+            }
+            return (value, names)
         }
-        return names
     }
 
     private enum Contents {
@@ -114,20 +119,16 @@ public struct KeyedUnarchiver {
         guard archive.objects.indices.contains(index) else { return .null }
         guard path.count < Self.depthLimit else { throw Error.malformed("objects nest deeper than \(Self.depthLimit) levels") }
         let object = archive.objects[index]
-        if case .uid = object {
-            // A reference stored as an object: followed once, never round a loop.
-            guard path.insert(index).inserted else { return .cycle(index) }
-            defer { path.remove(index) }
-            return try reference(object)
-        }
-        if case .array(let items) = object {
-            guard path.insert(index).inserted else { return .cycle(index) }
-            defer { path.remove(index) }
-            return .array(try items.map { try inline($0) })
-        }
         if let scalar = ArchivedValue(scalar: object) { return scalar }
+        // Whatever can hold others (an object, an array, a reference stored as an object of
+        // its own) is entered once per path, so a loop ends in `.cycle`.
         guard path.insert(index).inserted else { return .cycle(index) }
         defer { path.remove(index) }
+        switch object {
+        case .uid: return try reference(object)
+        case .array(let items): return .array(try items.map { try inline($0) })
+        default: break
+        }
         let className = archive.className(of: index) ?? ""
         if let value = try foundationValue(index, className: className) { return value }
         return .object(className: className.isEmpty ? "?" : className, fields: try fields(of: index))
@@ -190,8 +191,7 @@ public struct KeyedUnarchiver {
             if case .data(let d)? = object["NS.data"] { return .data(d) }
             return try field(index, "NS.data")
         case "NSUUID":
-            guard case .data(let b)? = object["NS.uuidbytes"], b.count == 16 else { return nil }
-            let uuid = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+            guard case .data(let b)? = object["NS.uuidbytes"], let uuid = UUID(bytes: b) else { return nil }
             return .string(uuid.uuidString)
         case "NSURL":
             guard case .string(let relative)? = try field(index, "NS.relative") else { return nil }

@@ -45,6 +45,13 @@ public enum ColumnNaming {
         "Z" + name.uppercased().replacingOccurrences(of: ".", with: "_")
     }
 
+    /// The other name a composite leaf's column may have: `ZADDRESSCITY` for the predicted
+    /// `ZADDRESS_CITY` (with any collision suffix kept); nil for a property that is no leaf.
+    static func unseparatedColumn(property: String, predicted: String) -> String? {
+        guard property.contains(".") else { return nil }
+        return "Z" + property.uppercased().replacingOccurrences(of: ".", with: "") + predicted.dropFirst(columnBase(property).count)
+    }
+
     public static func column(in assigned: [String: String], declaredBy entity: String, property: String) -> String? {
         assigned[key(entity, property)]
     }

@@ -80,6 +80,7 @@ public struct ModelDiff: Sendable {
             matchedOld.insert(before.name)
             oldNameOf[entity.name] = before.name
         }
+        let models = Models(old: old, new: new, oldNameOf: oldNameOf)
         for entity in new.entities {
             guard let oldName = oldNameOf[entity.name], let before = old.entity(named: oldName) else {
                 changes.append(Change(entity: entity.name, property: nil, kind: .added, detail: "new entity",
@@ -90,8 +91,8 @@ public struct ModelDiff: Sendable {
                 changes.append(Change(entity: entity.name, property: nil, kind: .renamed, detail: "renamed from \(before.name)",
                                       migration: .lightweight, rule: Rules.entityAddRemoveRename))
             }
-            changes += Self.entityChanges(before, entity, old: old, new: new, oldNameOf: oldNameOf)
-            changes += Self.propertyChanges(before, entity, Models(old: old, new: new, oldNameOf: oldNameOf))
+            changes += Self.entityChanges(before, entity, models)
+            changes += Self.propertyChanges(before, entity, models)
         }
         for entity in old.entities where !matchedOld.contains(entity.name) {
             changes.append(Change(entity: entity.name, property: nil, kind: .removed, detail: "entity removed (its rows are dropped)",
@@ -109,13 +110,13 @@ public struct ModelDiff: Sendable {
 
     // MARK: Entities
 
-    private static func entityChanges(_ a: EntityDescription, _ b: EntityDescription, old: ManagedObjectModel, new: ManagedObjectModel,
-                                      oldNameOf: [String: String]) -> [Change] {
+    private static func entityChanges(_ a: EntityDescription, _ b: EntityDescription, _ models: Models) -> [Change] {
+        let old = models.old
         var changes: [Change] = []
         func change(_ detail: String, _ migration: Migration, _ rule: String) {
             changes.append(Change(entity: b.name, property: nil, kind: .changed, detail: detail, migration: migration, rule: rule))
         }
-        let newParentInOld = b.superentityName.flatMap { oldNameOf[$0] }
+        let newParentInOld = b.superentityName.flatMap { models.oldNameOf[$0] }
         if a.superentityName != newParentInOld || (a.superentityName == nil) != (b.superentityName == nil) {
             let from = a.superentityName ?? "no parent", to = b.superentityName ?? "no parent"
             // Joining an entity that existed before to another old hierarchy merges two
@@ -153,8 +154,8 @@ public struct ModelDiff: Sendable {
 
     // MARK: Properties
 
-    /// Both models, and the old name of each entity of the new one, for comparing
-    /// relationships whose destination or inverse was renamed or replaced.
+    /// Both models, and the old name of each entity of the new one: what comparing a parent,
+    /// or a relationship whose destination or inverse was renamed or replaced, needs.
     struct Models {
         let old: ManagedObjectModel
         let new: ManagedObjectModel

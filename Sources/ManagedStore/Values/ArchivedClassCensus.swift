@@ -62,14 +62,9 @@ public struct ArchivedClassCensus: Sendable {
     static func contents(of value: StoredValue) -> [Content] {
         guard case .blob(let bytes) = value else { return [.notBytes] }
         do {
-            let names = try KeyedUnarchiver.classNames(in: bytes)
-            if names.isEmpty {
-                _ = try KeyedUnarchiver.value(of: bytes)
-                return [.propertyList]
-            }
-            // The class list alone could hide a damaged graph: decode it too.
-            _ = try KeyedUnarchiver.value(of: bytes)
-            return names.sorted().map(Content.archivedClass)
+            // Decoded in full, not only listed: the class list alone could hide a damaged graph.
+            let names = try KeyedUnarchiver.decode(bytes).classNames
+            return names.isEmpty ? [.propertyList] : names.sorted().map(Content.archivedClass)
         } catch KeyedUnarchiver.Error.notAnArchive {
             return [.otherFormat]
         } catch {

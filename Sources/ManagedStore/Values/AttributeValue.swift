@@ -71,10 +71,7 @@ public enum AttributeValueDecoder {
             default: return raw(stored)
             }
         case .uuid:
-            if case .blob(let bytes) = stored, bytes.count == 16 {
-                return .uuid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                                         bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
-            }
+            if case .blob(let bytes) = stored, let uuid = UUID(bytes: bytes) { return .uuid(uuid) }
             if case .text(let s) = stored, let uuid = UUID(uuidString: s) { return .uuid(uuid) }
             return raw(stored)
         case .uri:
@@ -136,5 +133,13 @@ public enum AttributeValueDecoder {
         }
         if bytes.starts(with: Array("bplist00".utf8)) { return "<property list, \(bytes.count) bytes>" }
         return "<\(bytes.count) bytes>"
+    }
+}
+
+extension UUID {
+    /// A UUID from its 16 raw bytes, as a UUID column and an archived `NSUUID` store it.
+    init?(bytes b: [UInt8]) {
+        guard b.count == 16 else { return nil }
+        self.init(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
     }
 }
