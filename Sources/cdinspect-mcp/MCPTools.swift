@@ -144,7 +144,7 @@ final class MCPTools: @unchecked Sendable {
     private func run(_ words: [String]) throws -> String {
         let sink = OutputSink(collectingWithWidth: nil)
         var notes: [String] = []
-        let session = Session(store: store, format: .json, output: sink, warn: { notes.append($0) }, usesContexts: false)
+        let session = Session(store: store, format: .json, output: sink, warn: { notes.append($0) }, runsOneCommand: true)
         try session.run(try CommandTable.parse(words + ["--format", "json"]))
         sink.flush()
         return String(decoding: sink.collected, as: UTF8.self)

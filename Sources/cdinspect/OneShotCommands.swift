@@ -19,7 +19,7 @@ struct OneShot<Command: SessionCommand>: ParsableCommand {
         Interrupts.install()
         try Diagnostics.reporting {
             let session = Session(store: try options.openStore(), output: Terminal.standardOutput(),
-                                  warn: Diagnostics.warning, usesContexts: false)
+                                  warn: Diagnostics.warning, runsOneCommand: true)
             try session.run(command)
         }
     }

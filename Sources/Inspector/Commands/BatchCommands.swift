@@ -18,7 +18,7 @@ public struct BatchTarget: ParsableArguments {
     /// Runs the request on the store's coordinator and prints its result. In a session the
     /// changed IDs are kept for 'merge', whatever is printed.
     func run(in session: Session, _ execute: (Coordinator, ManagedStore.Predicate?, _ collectingIDs: Bool) throws -> BatchResult) throws {
-        let done = try execute(session.contexts.coordinator, try predicate.predicate(warn: session.warn), session.usesContexts)
+        let done = try execute(session.contexts.coordinator, try predicate.predicate(warn: session.warn), !session.runsOneCommand)
         BatchOutput.print(done, type: result, in: session, format: output.format)
     }
 }
@@ -84,7 +84,7 @@ public struct BatchDeleteCommand: SessionCommand {
 enum BatchOutput {
     static func print(_ result: BatchResult, type: BatchResultType, in session: Session, format override: OutputFormat?) {
         result.warnings.forEach(session.warn)
-        if session.usesContexts { session.lastBatch = result }
+        if !session.runsOneCommand { session.lastBatch = result }
         let format = session.format(override)
         switch type {
         case .status:

@@ -34,12 +34,11 @@ public struct ContextFetchOptions: ParsableArguments {
 
     public init() {}
 
-    /// A run of one command (a subcommand) reads the store directly: no object is
-    /// registered before it and no change is pending, so these switches could change
-    /// nothing there and are refused rather than ignored. Its context must still be one a
-    /// fresh session has, as in a session.
+    /// In a run of one command (a subcommand) no object is registered before the fetch
+    /// and no change is pending, so these switches could change nothing there and are
+    /// refused rather than ignored. Its context must still be one a fresh session has.
     func checkUsable(in session: Session) throws {
-        guard !session.usesContexts else { return }
+        guard session.runsOneCommand else { return }
         if let name = context.context, !ContextSet.initialNames.contains(name) {
             throw ContextError.unknownContext(name)
         }

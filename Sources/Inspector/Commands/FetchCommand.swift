@@ -32,64 +32,41 @@ public struct FetchCommand: SessionCommand {
             return
         }
         try inContext.checkUsable(in: session)
+        let c = try inContext.context.resolve(in: session)
         let plan = try FetchPlan(request, store: session.store)
         plan.warnings.forEach(session.warn)
         let showsID = request.resultType != .dicts
-        let columns = (showsID ? ["objectID"] : []) + (request.resultType == .ids ? [] : plan.properties.map(\.name))
+        let keys = request.resultType == .ids ? [] : plan.properties.map(\.name)
+        let columns = (showsID ? ["objectID"] : []) + keys
         let composites = Set(plan.properties.filter { $0.name.contains(".") && $0.attribute?.name == $0.name }.map(\.name))
         let writer = RowWriter(columns: columns, format: format, sink: session.output, nested: composites)
-        // Dictionaries never include pending changes in Core Data, so they read the store,
-        // at the context's generation when it is pinned.
-        let c = session.usesContexts ? try inContext.context.resolve(in: session) : nil
-        if let c, request.resultType != .dicts {
-            try fetchInContext(request, plan: plan, context: c, session: session, writer: writer)
-            writer.finish()
-            return
-        }
-        var uris = ObjectURICache()
         // Read once: a property wrapper's getter per value costs a metadata lookup per row.
-        let rawArchives = raw
+        var shown = ShownValues(rawArchives: raw)
         var values: [OutputValue] = []
         values.reserveCapacity(columns.count)
-        try session.store.read(in: c) { db in
-            _ = try plan.forEach(db) { row in
+        if request.resultType == .dicts {
+            try c.fetchDictionaries(plan) { row in
                 values.removeAll(keepingCapacity: true)
-                if showsID { values.append(row.objectID.map { uris.value($0) } ?? .null) }
-                if request.resultType != .ids {
-                    for value in row.values {
-                        if case .object(let id?) = value { values.append(uris.value(id)) } else { values.append(OutputValue(value, rawArchives: rawArchives)) }
-                    }
-                }
+                for value in row.values { values.append(shown.value(ObjectValue(value))) }
                 writer.row(values)
+            }
+        } else {
+            var options = inContext.options
+            options.idsOnly = request.resultType == .ids
+            // What a later command may see: the objects of the last result, as an app
+            // holds the array a fetch returns. A run of one command has no later command.
+            let keepsResult = !session.runsOneCommand
+            try session.contexts.collectResult(in: c) { hold in
+                try c.fetch(request, keys: keys, options: options) { fetched in
+                    if keepsResult { try hold(fetched.object) }
+                    values.removeAll(keepingCapacity: true)
+                    values.append(shown.uris.value(fetched.objectID))
+                    for i in keys.indices { values.append(shown.value(try fetched.value(i))) }
+                    writer.row(values)
+                }
             }
         }
         writer.finish()
-    }
-
-    /// Objects and IDs through the context: registered there, with its unsaved changes
-    /// matched in memory and realized objects showing their in-memory values.
-    func fetchInContext(_ request: FetchRequest, plan: FetchPlan, context c: Context, session: Session, writer: RowWriter) throws {
-        let keys = plan.properties.map(\.name)
-        let idsOnly = request.resultType == .ids
-        let rawArchives = raw
-        var values: [OutputValue] = []
-        var options = inContext.options
-        options.idsOnly = idsOnly
-        _ = try session.contexts.collectResult(in: c) { hold in
-            try c.fetch(request, options: options) { object in
-                hold(object)
-                values.removeAll(keepingCapacity: true)
-                values.append(.objectID(object.objectID.uri))
-                if !idsOnly {
-                    let visible = object.visibleValues
-                    for key in keys {
-                        let value = try visible[key] ?? c.value(of: object, keyPath: key)
-                        values.append(OutputValue(value, rawArchives: rawArchives))
-                    }
-                }
-                writer.row(values)
-            }
-        }
     }
 
     static func printCount(_ request: FetchRequest, in session: Session, format: OutputFormat,
@@ -97,10 +74,27 @@ public struct FetchCommand: SessionCommand {
         try options.checkUsable(in: session)
         let plan = try FetchPlan(request, store: session.store)
         plan.warnings.forEach(session.warn)
-        let n = session.usesContexts
-            ? try options.context.resolve(in: session).count(request, options: options.options)
-            : try session.store.read { try plan.count($0) }
+        let n = try options.context.resolve(in: session).count(request, options: options.options)
         session.output.line(format == .json ? "{\"count\": \(n)}" : String(n))
+    }
+}
+
+/// Turns fetched values into what is printed, keeping per fetch what every row shares.
+struct ShownValues {
+    var uris = ObjectURICache()
+    let rawArchives: Bool
+
+    init(rawArchives: Bool) {
+        self.rawArchives = rawArchives
+    }
+
+    mutating func value(_ value: ObjectValue) -> OutputValue {
+        switch value {
+        case .attribute(let a): return OutputValue(a, rawArchives: rawArchives)
+        case .toOne(let id?): return uris.value(id)
+        case .toOne(nil): return .null
+        case .toMany(let ids): return .array(ids.map { uris.value($0) })
+        }
     }
 }
 
@@ -111,6 +105,7 @@ struct ObjectURICache {
     private var last: (entity: String, prefix: String)?
 
     mutating func value(_ id: ObjectID) -> OutputValue {
+        if id.isTemporary { return .objectID(id.uri) }
         if let last, last.entity == id.entityName { return .objectURI(prefix: last.prefix, key: id.primaryKey) }
         let prefix = prefixes[id.entityName] ?? ObjectID.uriPrefix(storeUUID: id.storeUUID, entityName: id.entityName)
         prefixes[id.entityName] = prefix

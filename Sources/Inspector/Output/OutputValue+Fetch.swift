@@ -29,13 +29,6 @@ extension OutputValue {
         }
     }
 
-    public init(_ value: FetchedValue, rawArchives: Bool = false) {
-        switch value {
-        case .attribute(let a): self.init(a, rawArchives: rawArchives)
-        case .object(let id): self = id.map { .objectID($0.uri) } ?? .null
-        }
-    }
-
     /// A transformable's bytes decoded as Foundation would unarchive them; bytes that are no
     /// archive (a custom transformer's own format) stay bytes, shown as base64.
     init(archiveBytes bytes: [UInt8]) {

@@ -83,12 +83,15 @@ public final class ContextSet {
 
     /// Collects a command's result for a context; the previous result is let go only when
     /// the new one is complete, as `results = try context.fetch(request)` does in an app.
-    public func collectResult<T>(in context: Context, _ body: (_ hold: (ManagedObject) -> Void) throws -> T) rethrows -> T {
+    /// `hold` is given the way to get each object and calls it only while the result has
+    /// room, so the rows of a larger fetch stream past without objects being made for them.
+    public func collectResult<T>(in context: Context,
+                                 _ body: (_ hold: (() throws -> ManagedObject) throws -> Void) throws -> T) throws -> T {
         let key = ObjectIdentifier(context)
         incoming[key] = []
         defer { results[key] = incoming.removeValue(forKey: key) }
         return try body { object in
-            if incoming[key, default: []].count < ContextSet.resultLimit { incoming[key, default: []].append(object) }
+            if incoming[key, default: []].count < ContextSet.resultLimit { incoming[key, default: []].append(try object()) }
         }
     }
 

@@ -10,21 +10,21 @@ public final class Session {
     public let output: OutputSink
     /// Warnings and notes for stderr (`cdinspect: warning: …`).
     public let warn: (String) -> Void
-    /// Whether commands go through managed object contexts. A one-shot subcommand has no
-    /// later command to see registered objects or pending changes, so it reads the store
-    /// directly, which gives the same answers without registering a million objects.
-    public let usesContexts: Bool
+    /// A one-shot subcommand (or a tool call) is a session of one command. It runs the
+    /// same code as in a session, but nothing after it can see the objects a fetch returns
+    /// or the IDs a batch request changed, so it keeps neither.
+    public let runsOneCommand: Bool
     private var contextSet: ContextSet?
     /// The last batch request's result, whose object IDs `merge` merges by default.
     public var lastBatch: BatchResult?
 
     public init(store: PersistentStore, format: OutputFormat = .table, output: OutputSink,
-                warn: @escaping (String) -> Void, usesContexts: Bool = true) {
+                warn: @escaping (String) -> Void, runsOneCommand: Bool = false) {
         self.store = store
         self.format = format
         self.output = output
         self.warn = warn
-        self.usesContexts = usesContexts
+        self.runsOneCommand = runsOneCommand
         // Said once, when the store is opened, whichever front end opened it.
         for warning in store.warnings {
             if case .unreadableModelCache = warning { warn("\(warning) (give --model to use the app's model)") } else { warn("\(warning)") }

@@ -19,15 +19,18 @@ public struct FetchOptions: Sendable {
 
 extension Context {
     /// Runs a fetch request in this context and hands each object to `body` in order, as
-    /// SQLite produces the rows. Objects changed in memory are matched in memory and merged
-    /// into the stream at their sort position; the store's copy of them is left out.
+    /// SQLite produces the rows, with the values of `keys` at hand. Objects changed in memory
+    /// are matched in memory and merged into the stream at their sort position; the store's
+    /// copy of them is left out. Rows of objects the context has not registered are handed
+    /// over unregistered (see `FetchedObject`).
     @discardableResult
-    public func fetch(_ request: FetchRequest, options: FetchOptions = FetchOptions(),
-                      _ body: (ManagedObject) throws -> Void) throws -> Int {
+    public func fetch(_ request: FetchRequest, keys: [String] = [], options: FetchOptions = FetchOptions(),
+                      _ body: (FetchedObject) throws -> Void) throws -> Int {
         let entity = try store.entity(request.entityName)
         let (pending, matches) = try pendingMatches(request, entity: entity, options: options)
         var sqlRequest = request
-        sqlRequest.resultType = .objects
+        // Object IDs only select the keys, as managedObjectIDResultType does.
+        sqlRequest.resultType = options.idsOnly ? .ids : .objects
         sqlRequest.propertiesToFetch = nil
         sqlRequest.excludedPrimaryKeys = pending.filter { $0.primaryKey > 0 }.map(\.primaryKey)
         let inMemory = !matches.isEmpty
@@ -36,11 +39,12 @@ extension Context {
             sqlRequest.fetchOffset = nil
         }
         let plan = try FetchPlan(sqlRequest, store: store)
+        let cursor = FetchCursor(context: self, plan: plan, options: options, keys: keys)
         let evaluator = PredicateEvaluator(text: request.predicateText)
         var next = 0, position = 0, emitted = 0
         let offset = inMemory ? (request.fetchOffset ?? 0) : 0
         let limit = inMemory ? request.fetchLimit : nil
-        func emit(_ object: ManagedObject) throws {
+        func emit(_ object: FetchedObject) throws {
             defer { position += 1 }
             guard position >= offset, limit.map({ emitted < $0 }) ?? true else { return }
             emitted += 1
@@ -49,19 +53,30 @@ extension Context {
         _ = try readStore { db in
             try plan.forEach(db) { row in
                 guard let id = row.objectID else { return }
-                let object = try registerFetched(id, StoreRows.snapshot(row, plan: plan), options: options)
-                while next < matches.count, try sortOrder(matches[next], object, request, evaluator) < 0 {
-                    try emit(matches[next])
-                    next += 1
+                let fetched = try cursor.fetched(id, row)
+                if next < matches.count {
+                    // Placing unsaved matches among the rows compares objects.
+                    let object = try fetched.object()
+                    while next < matches.count, try sortOrder(matches[next], object, request, evaluator) < 0 {
+                        try emit(cursor.fetched(matches[next]))
+                        next += 1
+                    }
                 }
-                try emit(object)
+                try emit(fetched)
             }
         }
         while next < matches.count {
-            try emit(matches[next])
+            try emit(cursor.fetched(matches[next]))
             next += 1
         }
         return emitted
+    }
+
+    /// Runs a dictionary plan. Dictionaries never include pending changes in Core Data, so
+    /// they read the store, at the context's generation when it is pinned.
+    @discardableResult
+    public func fetchDictionaries(_ plan: FetchPlan, _ body: (FetchedRow) throws -> Void) throws -> Int {
+        try readStore { db in try plan.forEach(db, body) }
     }
 
     /// Counts what `fetch` would return, without registering anything.
@@ -134,17 +149,22 @@ extension Context {
 
     /// Registers a fetched row: a fault takes it as its snapshot; a realized object keeps
     /// its values unless the fetch refreshes refetched objects.
-    func registerFetched(_ id: ObjectID, _ row: RowSnapshot, options: FetchOptions) throws -> ManagedObject {
+    func registerFetched(_ id: ObjectID, _ row: FetchedRow, plan: FetchPlan, options: FetchOptions) throws -> ManagedObject {
         let object = try self.object(with: id)
+        try takeFetched(row, into: object, plan: plan, options: options)
+        return object
+    }
+
+    func takeFetched(_ row: FetchedRow, into object: ManagedObject, plan: FetchPlan, options: FetchOptions) throws {
         if object.isFault {
-            if options.idsOnly { return object }
-            object.snapshot = row
+            if options.idsOnly { return }
+            object.snapshot = StoreRows.snapshot(row, plan: plan)
             object.isInaccessible = false
             if !options.returnsObjectsAsFaults { try fire(object) }
         } else if options.refreshesRefetchedObjects, !object.hasChanges {
-            object.snapshot = row
-            object.values = row.values
+            let snapshot = StoreRows.snapshot(row, plan: plan)
+            object.snapshot = snapshot
+            object.values = snapshot.values
         }
-        return object
     }
 }

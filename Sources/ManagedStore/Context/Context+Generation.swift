@@ -60,13 +60,6 @@ extension Context {
 }
 
 extension PersistentStore {
-    /// Reads as `context` sees the store (at its generation), or at the newest committed
-    /// state without one: the one-shot subcommands have no contexts.
-    public func read<T>(in context: Context?, _ body: (Database) throws -> T) throws -> T {
-        if let context { return try context.readStore(body) }
-        return try read(body)
-    }
-
     /// Reads at the newest committed state, with SQLite's errors translated as they are
     /// for every other read, so that a damaged page says the same whichever path met it.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {

@@ -20,12 +20,7 @@ enum StoreRows {
 
     static func snapshot(_ row: FetchedRow, plan: FetchPlan) -> RowSnapshot {
         var values: [String: ObjectValue] = [:]
-        for (property, value) in zip(plan.properties, row.values) {
-            switch value {
-            case .attribute(let a): values[property.name] = .attribute(a)
-            case .object(let id): values[property.name] = .toOne(id)
-            }
-        }
+        for (property, value) in zip(plan.properties, row.values) { values[property.name] = ObjectValue(value) }
         return RowSnapshot(values: values, version: row.version ?? 0)
     }
 
