@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import Inspector
 
@@ -33,6 +34,32 @@ final class SessionLanguageTests: XCTestCase {
         }
         XCTAssertEqual(csvField("plain"), "plain")
         XCTAssertEqual(csvField("a,\"b\"\nc"), "\"a,\"\"b\"\"\nc\"")
+    }
+
+    /// Reals are written without a String when they have few digits; the text must be
+    /// what Swift's `description` gives (whole numbers with `.0`), digit for digit.
+    func testRealsReadAsSwiftWritesThem() {
+        func text(_ d: Double) -> String { OutputValue.real(d).text }
+        func expected(_ d: Double) -> String {
+            if d.isNaN { return "NaN" }
+            if d.isInfinite { return d < 0 ? "-Infinity" : "Infinity" }
+            if d.rounded() == d, abs(d) < 1e15 { return String(Int64(d)) + ".0" }
+            return d.description
+        }
+        let fixed: [Double] = [0, -0.0, 45.15, -9075.49, 0.1 + 0.2, 0.0001, 0.00012, 0.00001, 1.0 / 3, 123456789012.5,
+                               99999999999999.9, 999999999999999.9, 1e15 + 0.5, 1e15, -1e300, 5e-324, .nan, .infinity,
+                               -.infinity, 0.1, 0.7, 1.005, 2.675, 4.35, 1e-4 + 1e-19]
+        for d in fixed { XCTAssertEqual(text(d), expected(d), "\(d)") }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200_000 {
+            // Short decimals (prices, measurements) and arbitrary bit patterns.
+            let places = Int.random(in: 0...12, using: &generator)
+            let short = Double(Int64.random(in: -999_999_999_999...999_999_999_999, using: &generator)) / pow(10, Double(places))
+            let bits = Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &generator))
+            for d in [short, bits] where !d.isNaN { XCTAssertEqual(text(d), expected(d), "\(d)") }
+        }
+        XCTAssertEqual(OutputValue.real(-2.5).jsonText, "-2.5")
+        XCTAssertEqual(OutputValue.real(.nan).jsonText, "\"NaN\"")
     }
 }
 

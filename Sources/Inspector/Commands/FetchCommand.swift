@@ -47,7 +47,7 @@ public struct FetchCommand: SessionCommand {
         if request.resultType == .dicts {
             try c.fetchDictionaries(plan) { row in
                 values.removeAll(keepingCapacity: true)
-                for value in row.values { values.append(shown.value(ObjectValue(value))) }
+                for value in row.values { values.append(shown.value(value)) }
                 writer.row(values)
             }
         } else {

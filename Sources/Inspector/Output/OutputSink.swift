@@ -6,59 +6,101 @@ public final class OutputSink {
     private let handle: FileHandle?
     /// What a sink without a file handle has been given (a tool result of `cdinspect mcp`).
     public private(set) var collected: [UInt8] = []
-    // Appended to for every field of every row; the checks exclusivity enforcement would
-    // add cost more than the writing itself, and the sink is only used from one thread.
-    @exclusivity(unchecked) private var buffer: [UInt8] = []
+    /// Bytes not yet written: raw memory, copied into with `memcpy`. Every field of every
+    /// row passes through here, and an array's append (uniqueness and capacity checks, a
+    /// generic copy loop) cost more than the formatting itself.
+    private var storage: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    // The checks exclusivity enforcement would add cost more than the writing itself, and
+    // the sink is only used from one thread.
+    @exclusivity(unchecked) private var count = 0
     /// Table cells are cut to this width (with an ellipsis) when output is a terminal.
     public var terminalWidth: Int?
     /// Table headers are set in bold; only ever on a terminal, and never under `NO_COLOR`.
     public var usesColor = false
 
+    /// A file sink writes each time 64 KiB have gathered; a collecting sink grows instead.
     public init(handle: FileHandle, terminalWidth: Int? = nil) {
         self.handle = handle
         self.terminalWidth = terminalWidth
-        buffer.reserveCapacity(1 << 16)
+        capacity = 1 << 16
+        storage = .allocate(capacity: capacity)
     }
 
     /// A sink that keeps its output, for a caller that sends it on elsewhere.
     public init(collectingWithWidth terminalWidth: Int? = nil) {
         handle = nil
         self.terminalWidth = terminalWidth
+        capacity = 256
+        storage = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// Room for `n` more bytes: written out (a file sink) or grown (a collecting sink, or a
+    /// single write larger than the buffer).
+    @inline(__always)
+    private func reserve(_ n: Int) {
+        if count + n > capacity { makeRoom(n) }
+    }
+
+    private func makeRoom(_ n: Int) {
+        if handle != nil {
+            flush()
+            if n <= capacity { return }
+        }
+        var grown = capacity * 2
+        while grown < count + n { grown *= 2 }
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        moved.update(from: storage, count: count)
+        storage.deallocate()
+        storage = moved
+        capacity = grown
     }
 
     public func write(_ text: String) {
-        buffer.append(contentsOf: text.utf8)
-        if buffer.count >= 1 << 16 { flush() }
+        var text = text
+        text.withUTF8 { bytes(UnsafeRawBufferPointer($0)) }
     }
 
     /// One ASCII byte (a separator or newline).
     public func byte(_ b: UInt8) {
-        buffer.append(b)
-        if buffer.count >= 1 << 16 { flush() }
+        reserve(1)
+        storage[count] = b
+        count += 1
     }
 
     /// A decimal integer, written without making a String.
     public func integer(_ value: Int64) {
-        if value < 0 { buffer.append(45) }
+        reserve(20)
         var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var n = 0
-        withUnsafeMutableBytes(of: &digits) { raw in
-            repeat {
-                raw[19 - n] = UInt8(48 + magnitude % 10)
-                magnitude /= 10
-                n += 1
-            } while magnitude > 0
-            buffer.append(contentsOf: raw[(20 - n)...])
+        var digits = 0
+        repeat {
+            digits += 1
+            magnitude /= 10
+        } while magnitude > 0
+        if value < 0 {
+            storage[count] = 45
+            count += 1
         }
-        if buffer.count >= 1 << 16 { flush() }
+        magnitude = value.magnitude
+        var i = count + digits
+        repeat {
+            i -= 1
+            storage[i] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        count += digits
     }
 
     /// Bytes as they are.
     func bytes(_ raw: UnsafeRawBufferPointer) {
-        buffer.append(contentsOf: raw)
-        if buffer.count >= 1 << 16 { flush() }
+        guard let base = raw.baseAddress, !raw.isEmpty else { return }
+        reserve(raw.count)
+        UnsafeMutableRawPointer(storage + count).copyMemory(from: base, byteCount: raw.count)
+        count += raw.count
     }
 
     /// A string as the body of a JSON string literal (without the quotes): the bytes are
@@ -70,22 +112,22 @@ public final class OutputSink {
             for i in 0..<utf8.count {
                 let b = utf8[i]
                 guard b < 0x20 || b == 34 || b == 92 || b == 0x7F else { continue }
-                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
+                bytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[start..<i])))
+                byte(92)
                 switch b {
-                case 34: buffer.append(contentsOf: [92, 34])
-                case 92: buffer.append(contentsOf: [92, 92])
-                case 10: buffer.append(contentsOf: [92, 110])
-                case 13: buffer.append(contentsOf: [92, 114])
-                case 9: buffer.append(contentsOf: [92, 116])
+                case 34: byte(34)
+                case 92: byte(92)
+                case 10: byte(110)
+                case 13: byte(114)
+                case 9: byte(116)
                 default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    buffer.append(contentsOf: [92, 117, 48, 48, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+                    let hex: StaticString = "0123456789abcdef"
+                    for digit: UInt8 in [117, 48, 48, hex.utf8Start[Int(b >> 4)], hex.utf8Start[Int(b & 0xF)]] { byte(digit) }
                 }
                 start = i + 1
             }
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+            bytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[start...])))
         }
-        if buffer.count >= 1 << 16 { flush() }
     }
 
     /// A string as one CSV field (RFC 4180): as it is, or quoted with inner quotes doubled
@@ -94,17 +136,16 @@ public final class OutputSink {
         var text = text
         text.withUTF8 { utf8 in
             guard utf8.contains(where: { $0 == 44 || $0 == 34 || $0 == 10 || $0 == 13 }) else {
-                buffer.append(contentsOf: utf8)
+                bytes(UnsafeRawBufferPointer(utf8))
                 return
             }
-            buffer.append(34)
+            byte(34)
             for b in utf8 {
-                if b == 34 { buffer.append(34) }
-                buffer.append(b)
+                if b == 34 { byte(34) }
+                byte(b)
             }
-            buffer.append(34)
+            byte(34)
         }
-        if buffer.count >= 1 << 16 { flush() }
     }
 
     public func line(_ text: String = "") {
@@ -113,15 +154,15 @@ public final class OutputSink {
     }
 
     public func flush() {
-        guard !buffer.isEmpty else { return }
+        guard count > 0 else { return }
+        defer { count = 0 }
         guard let handle else {
-            collected += buffer
-            buffer.removeAll(keepingCapacity: true)
+            collected.append(contentsOf: UnsafeBufferPointer(start: storage, count: count))
             return
         }
-        let data = Data(buffer)
-        buffer.removeAll(keepingCapacity: true)
-        do { try handle.write(contentsOf: data) } catch {
+        do {
+            try handle.write(contentsOf: Data(bytesNoCopy: storage, count: count, deallocator: .none))
+        } catch {
             // The reader went away (a closed pipe): there is nobody left to tell.
         }
     }

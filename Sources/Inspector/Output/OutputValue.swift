@@ -77,10 +77,72 @@ public enum OutputValue: Sendable, Equatable {
     }
 
     static func formatReal(_ d: Double) -> String {
-        if d.isNaN { return "NaN" }
-        if d.isInfinite { return d < 0 ? "-Infinity" : "Infinity" }
-        if d.rounded() == d && abs(d) < 1e15 { return String(Int64(d)) + ".0" }
-        return d.description
+        withRealText(d) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Hands the text of a Double to `body` from a buffer on the stack: whole numbers as
+    /// `N.0`, others as Swift's `description` writes them (the shortest digits that read
+    /// back as the same Double), NaN and the infinities by name.
+    ///
+    /// A value with at most 15 significant digits between 1e-4 and 1e15 — nearly every
+    /// stored measurement or price — is written without a String: the fewest fraction
+    /// digits k whose decimal n / 10^k divides back (correctly rounded, both exact) to the
+    /// same Double. With 15 digits or fewer, two decimals never read as one Double, so the
+    /// first k found is the shortest text, the one `description` gives. Others fall back
+    /// to `description`.
+    static func withRealText<R>(_ d: Double, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if d.isNaN { return withStaticText("NaN", body) }
+        if d.isInfinite { return withStaticText(d < 0 ? "-Infinity" : "Infinity", body) }
+        let a = abs(d)
+        var digits: Int64 = -1, fraction = 0
+        if a < 1e15 {
+            if a.rounded() == a {
+                digits = Int64(a)
+            } else if a >= 1e-4 {
+                var scale = 1.0
+                search: for k in 1...15 {
+                    scale *= 10
+                    let guess = (a * scale).rounded()
+                    guard guess < 1e15 else { break }
+                    // The product may be off by one unit in its last place near a half.
+                    for n in [guess, guess - 1, guess + 1] where n / scale == a {
+                        digits = Int64(n)
+                        fraction = k
+                        break search
+                    }
+                }
+            }
+        }
+        guard digits >= 0 else {
+            var text = d.description
+            return text.withUTF8(body)
+        }
+        var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &storage) { raw in
+            let out = raw.bindMemory(to: UInt8.self)
+            // Written backwards from the end: fraction digits, the point, whole digits, sign.
+            var i = out.count
+            var n = digits
+            for _ in 0..<fraction {
+                i -= 1
+                out[i] = UInt8(48 + n % 10)
+                n /= 10
+            }
+            if fraction == 0 { i -= 1; out[i] = 48 }
+            i -= 1
+            out[i] = 46
+            repeat {
+                i -= 1
+                out[i] = UInt8(48 + n % 10)
+                n /= 10
+            } while n > 0
+            if d < 0, digits > 0 { i -= 1; out[i] = 45 }
+            return body(UnsafeBufferPointer(rebasing: out[i...]))
+        }
+    }
+
+    private static func withStaticText<R>(_ text: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        body(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Plain text for table, CSV and line output.
@@ -106,6 +168,7 @@ public enum OutputValue: Sendable, Equatable {
     public func writeText(to sink: OutputSink) {
         switch self {
         case .integer(let i): sink.integer(i)
+        case .real(let d): OutputValue.withRealText(d) { sink.bytes(UnsafeRawBufferPointer($0)) }
         case .string(let s), .objectID(let s): sink.write(s)
         case .objectURI(let prefix, let key):
             sink.write(prefix)
@@ -134,7 +197,7 @@ public enum OutputValue: Sendable, Equatable {
         case .bool(let b): sink.write(b ? "true" : "false")
         case .integer(let i): sink.integer(i)
         case .real(let d):
-            if d.isFinite { sink.write(OutputValue.formatReal(d)) } else { JSON.string(OutputValue.formatReal(d), to: sink) }
+            if d.isFinite { writeText(to: sink) } else { JSON.string(OutputValue.formatReal(d), to: sink) }
         case .string(let s), .objectID(let s): JSON.string(s, to: sink)
         case .date, .uuid:
             // Digits, dashes and letters only: the text needs no escaping.

@@ -40,10 +40,30 @@ extension Context {
         }
         let plan = try FetchPlan(sqlRequest, store: store)
         let cursor = FetchCursor(context: self, plan: plan, options: options, keys: keys)
+        guard inMemory else {
+            // Rows only: the loop captures as little as it can, since whatever it captures
+            // is retained and released again on every row.
+            var emitted = 0
+            _ = try readStore { db in
+                try plan.forEach(db) { row in
+                    guard let id = row.objectID else { return }
+                    try body(cursor.fetched(id, row))
+                    emitted += 1
+                }
+            }
+            return emitted
+        }
+        return try merge(matches, into: plan, cursor: cursor, request: request, body)
+    }
+
+    /// Streams the rows with the unsaved matches placed among them by the request's sort
+    /// order, applying the request's offset and limit to the whole.
+    private func merge(_ matches: [ManagedObject], into plan: FetchPlan, cursor: FetchCursor, request: FetchRequest,
+                       _ body: (FetchedObject) throws -> Void) throws -> Int {
         let evaluator = PredicateEvaluator(text: request.predicateText)
         var next = 0, position = 0, emitted = 0
-        let offset = inMemory ? (request.fetchOffset ?? 0) : 0
-        let limit = inMemory ? request.fetchLimit : nil
+        let offset = request.fetchOffset ?? 0
+        let limit = request.fetchLimit
         func emit(_ object: FetchedObject) throws {
             defer { position += 1 }
             guard position >= offset, limit.map({ emitted < $0 }) ?? true else { return }

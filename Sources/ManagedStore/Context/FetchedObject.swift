@@ -11,52 +11,58 @@ import Foundation
 /// what reading the rows costs.
 public struct FetchedObject {
     public let objectID: ObjectID
-    fileprivate let source: Source
-    fileprivate let cursor: FetchCursor
+    /// The object the context has for the row, if it had one; else the row's own values.
+    /// Two plain fields rather than an enum: reading a value then borrows the row instead
+    /// of copying it, which at ten values a row and a million rows is most of a fetch.
+    @usableFromInline let registered: ManagedObject?
+    @usableFromInline let row: FetchedRow
+    @usableFromInline let cursor: FetchCursor
 
-    fileprivate enum Source {
-        case registered(ManagedObject)
-        case row(FetchedRow)
-    }
-
-    fileprivate init(_ objectID: ObjectID, _ source: Source, _ cursor: FetchCursor) {
+    fileprivate init(_ objectID: ObjectID, registered: ManagedObject?, row: FetchedRow, _ cursor: FetchCursor) {
         self.objectID = objectID
-        self.source = source
+        self.registered = registered
+        self.row = row
         self.cursor = cursor
     }
 
     /// The value of the `index`th key the fetch was asked for. A key the row does not hold
     /// (a key path, a to-many relationship) is read through the object, firing its fault.
+    /// Inlinable, so that a front end turning the value into its own type at once does not
+    /// pay for a copy of it in between.
+    @inlinable
     public func value(_ index: Int) throws -> ObjectValue {
-        switch source {
-        case .registered(let object):
+        if let registered {
             let key = cursor.keys[index]
-            return try object.visibleValues[key] ?? cursor.context.value(of: object, keyPath: key)
-        case .row(let row):
-            if let slot = cursor.slots[index] { return ObjectValue(row.values[slot]) }
-            return try cursor.context.value(of: object(), keyPath: cursor.keys[index])
+            return try registered.visibleValues[key] ?? cursor.context.value(of: registered, keyPath: key)
         }
+        let slot = cursor.slots[index]
+        if slot >= 0 { return row.values[slot] }
+        return try cursor.context.value(of: object(), keyPath: cursor.keys[index])
     }
 
     /// The registered object, made now (a fault holding the fetched row) if it was not.
     public func object() throws -> ManagedObject {
-        switch source {
-        case .registered(let object): return object
-        case .row(let row): return try cursor.context.registerFetched(objectID, row, plan: cursor.plan, options: cursor.options)
-        }
+        if let registered { return registered }
+        return try cursor.context.registerFetched(objectID, row, plan: cursor.plan, options: cursor.options)
     }
 }
 
 /// What every object of one fetch shares: built once, so a row costs no lookups by name.
+@usableFromInline
 final class FetchCursor {
-    unowned let context: Context
+    @usableFromInline unowned let context: Context
     let plan: FetchPlan
     let options: FetchOptions
-    let keys: [String]
-    /// Where each key sits among the plan's properties; nil for a key the row lacks.
-    let slots: [Int?]
-    /// The context's live objects in the fetched table, by primary key, as the fetch began.
-    let registered: [Int64: ManagedObject]
+    @usableFromInline let keys: [String]
+    /// Where each key sits among the plan's properties; -1 for a key the row lacks.
+    @usableFromInline let slots: [Int]
+    /// Read once: the context is reached through an unowned reference, which costs a
+    /// reference count round trip on each use.
+    let registersEveryRow: Bool
+    /// The context's live objects in the fetched table, by primary key, as the fetch began;
+    /// nil when there are none (an empty dictionary is a shared immortal object, whose
+    /// reference counting takes the runtime's slow path on every row).
+    let registered: [Int64: ManagedObject]?
 
     init(context: Context, plan: FetchPlan, options: FetchOptions, keys: [String]) {
         self.context = context
@@ -65,27 +71,28 @@ final class FetchCursor {
         self.keys = keys
         var positions: [String: Int] = [:]
         for (i, property) in plan.properties.enumerated() { positions[property.name] = i }
-        slots = keys.map { positions[$0] }
+        slots = keys.map { positions[$0] ?? -1 }
+        registersEveryRow = context.retainsRegisteredObjects
         var registered: [Int64: ManagedObject] = [:]
         for object in context.liveObjects().values where !object.objectID.isTemporary {
             if object.entity.table == plan.entity.table { registered[object.objectID.primaryKey] = object }
         }
-        self.registered = registered
+        self.registered = registered.isEmpty ? nil : registered
     }
 
     /// The row as the fetch hands it over: the registered object updated from it, or the row.
     func fetched(_ id: ObjectID, _ row: FetchedRow) throws -> FetchedObject {
-        if !registered.isEmpty, let object = registered[id.primaryKey] {
+        if let object = registered?[id.primaryKey] {
             try context.takeFetched(row, into: object, plan: plan, options: options)
-            return FetchedObject(id, .registered(object), self)
+            return FetchedObject(id, registered: object, row: row, self)
         }
-        let fetched = FetchedObject(id, .row(row), self)
+        let fetched = FetchedObject(id, registered: nil, row: row, self)
         // Registered objects are kept alive: each must be registered as it is fetched.
-        if context.retainsRegisteredObjects { _ = try fetched.object() }
+        if registersEveryRow { _ = try fetched.object() }
         return fetched
     }
 
     func fetched(_ object: ManagedObject) -> FetchedObject {
-        FetchedObject(object.objectID, .registered(object), self)
+        FetchedObject(object.objectID, registered: object, row: FetchedRow(objectID: nil, values: []), self)
     }
 }

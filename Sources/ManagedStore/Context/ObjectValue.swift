@@ -10,14 +10,6 @@ public enum ObjectValue: Sendable, Equatable {
 
     public static let null = ObjectValue.attribute(.null)
 
-    /// A fetched column's value: a to-one's key becomes the destination's ID.
-    public init(_ value: FetchedValue) {
-        switch value {
-        case .attribute(let a): self = .attribute(a)
-        case .object(let id): self = .toOne(id)
-        }
-    }
-
     var isNull: Bool {
         switch self {
         case .attribute(.null), .toOne(nil): return true

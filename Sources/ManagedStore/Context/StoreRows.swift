@@ -20,7 +20,7 @@ enum StoreRows {
 
     static func snapshot(_ row: FetchedRow, plan: FetchPlan) -> RowSnapshot {
         var values: [String: ObjectValue] = [:]
-        for (property, value) in zip(plan.properties, row.values) { values[property.name] = ObjectValue(value) }
+        for (property, value) in zip(plan.properties, row.values) { values[property.name] = value }
         return RowSnapshot(values: values, version: row.version ?? 0)
     }
 

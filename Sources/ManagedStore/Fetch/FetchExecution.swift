@@ -3,18 +3,13 @@ import GRDB
 import GRDBSQLite
 
 /// One fetched object (or dictionary): its ID when the result type has one, and its
-/// property values in the plan's order.
+/// property values in the plan's order, as an object holds them (a to-one relationship as
+/// the destination's ID), so that handing a value on copies it once and converts nothing.
 public struct FetchedRow {
     public let objectID: ObjectID?
-    public let values: [FetchedValue]
+    public let values: [ObjectValue]
     /// The row's `Z_OPT`, for objects: what an update's optimistic lock compares against.
     public var version: Int64? = nil
-}
-
-public enum FetchedValue: Equatable {
-    case attribute(AttributeValue)
-    /// A to-one relationship: the destination's ID, or nil.
-    case object(ObjectID?)
 }
 
 extension FetchPlan {
@@ -38,7 +33,7 @@ extension FetchPlan {
         try columns.bind(statement.arguments, db)
         guard let batchStatement, let size = request.batchSize else {
             // One values buffer for every row: the body is done with a row before the next.
-            var buffer: [FetchedValue] = []
+            var buffer: [ObjectValue] = []
             buffer.reserveCapacity(decoders.count)
             return try stream(columns, db) { try body(decode(columns, into: &buffer)) }
         }
@@ -54,7 +49,7 @@ extension FetchPlan {
             let prepared = try db.makeStatement(sql: batchStatement + placeholders)
             let columns = ColumnReader(prepared.sqliteStatement)
             try columns.bind(batch.map(\.databaseValue), db)
-            var buffer: [FetchedValue] = []
+            var buffer: [ObjectValue] = []
             try stream(columns, db) {
                 rows[columns.int64(1)] = decode(columns, into: &buffer)
                 buffer = []
@@ -93,28 +88,34 @@ extension FetchPlan {
         return count
     }
 
-    func decode(_ row: ColumnReader, into values: inout [FetchedValue]) -> FetchedRow {
+    func decode(_ row: ColumnReader, into values: inout [ObjectValue]) -> FetchedRow {
         var objectID: ObjectID?
         if let primaryKeyIndex, let entityIndex {
             objectID = makeObjectID(entityID: row.int64(entityIndex), fallback: entity.name, primaryKey: row.int64(primaryKeyIndex))
         }
         values.removeAll(keepingCapacity: true)
         for decoder in decoders {
+            // A UUID column is read from SQLite's bytes in place: no array per row.
+            if decoder.type == .uuid, let uuid = row.uuid(decoder.index) {
+                values.append(.attribute(.uuid(uuid)))
+                continue
+            }
             let stored = row.stored(decoder.index)
             if let type = decoder.type {
                 values.append(.attribute(AttributeValueDecoder.decode(stored, type: type, external: decoder.external, store: storeFile)))
             } else if case .integer(let key) = stored {
                 let entityID: Int64? = decoder.entityIndex.flatMap { row.isNull($0) ? nil : row.int64($0) }
-                values.append(.object(makeObjectID(entityID: entityID, fallback: decoder.destination, primaryKey: key)))
+                values.append(.toOne(makeObjectID(entityID: entityID, fallback: decoder.destination, primaryKey: key)))
             } else {
-                values.append(.object(nil))
+                values.append(.toOne(nil))
             }
         }
         return FetchedRow(objectID: objectID, values: values, version: versionIndex.map { row.int64($0) })
     }
 
     func makeObjectID(entityID: Int64?, fallback: String, primaryKey: Int64) -> ObjectID {
-        let name = entityID.flatMap { entityNames[$0] } ?? fallback
+        var name = fallback
+        if let entityID, entityID >= 0, entityID < entityNames.count, let known = entityNames[Int(entityID)] { name = known }
         return ObjectID(storeUUID: storeUUID, entityName: name, primaryKey: primaryKey)
     }
 }
@@ -194,6 +195,13 @@ struct ColumnReader {
             case .blob(let v): return "{length = \(v.count)}"
             }
         }
+    }
+
+    /// A 16-byte blob column as a UUID; nil for anything else.
+    func uuid(_ i: Int) -> UUID? {
+        let column = Int32(i)
+        guard sqlite3_column_type(handle, column) == SQLITE_BLOB, let bytes = sqlite3_column_blob(handle, column) else { return nil }
+        return UUID(raw: UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))))
     }
 
     func stored(_ i: Int) -> StoredValue {

@@ -33,7 +33,9 @@ public struct FetchPlan: Sendable {
     let entityIndex: Int?
     let primaryKeyIndex: Int?
     let versionIndex: Int?
-    let entityNames: [Int64: String]
+    /// The table's entities' names by entity ID (`Z_ENT`, a small number): looked up on
+    /// every row, so an array rather than a hashed dictionary.
+    let entityNames: [String?]
     let storeUUID: String
     let storeFile: StoreFile?
     let log: SQLDebugLog?
@@ -45,8 +47,12 @@ public struct FetchPlan: Sendable {
         self.entity = entity
         storeUUID = store.uuid
         storeFile = store.file
-        var names: [Int64: String] = [:]
-        for e in store.mapping.entities where e.table == entity.table { if let id = e.entityID { names[Int64(id)] = e.name } }
+        var names: [String?] = []
+        for e in store.mapping.entities where e.table == entity.table {
+            guard let id = e.entityID, (0..<65_536).contains(id) else { continue }
+            if names.count <= id { names += Array(repeating: nil, count: id + 1 - names.count) }
+            names[id] = e.name
+        }
         entityNames = names
 
         let compiler = PredicateCompiler(mapping: store.mapping, text: request.predicateText)

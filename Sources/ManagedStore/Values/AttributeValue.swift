@@ -139,7 +139,15 @@ public enum AttributeValueDecoder {
 extension UUID {
     /// A UUID from its 16 raw bytes, as a UUID column and an archived `NSUUID` store it.
     init?(bytes b: [UInt8]) {
+        guard let uuid = b.withUnsafeBytes(UUID.init(raw:)) else { return nil }
+        self = uuid
+    }
+
+    /// The same from bytes in place (a column SQLite holds), without copying them first.
+    init?(raw b: UnsafeRawBufferPointer) {
         guard b.count == 16 else { return nil }
-        self.init(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        var value = uuid_t(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: b) }
+        self.init(uuid: value)
     }
 }
