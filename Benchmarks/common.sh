@@ -9,8 +9,8 @@ out=Benchmarks/out
 mkdir -p "$out"
 store="$out/people-$people.sqlite"
 
-echo "== building (release, static Swift runtime)" >&2
-swift build -c release --static-swift-stdlib --build-path .build-bench --product cdinspect >&2
+echo "== building (release, static Swift runtime, as the README installs it)" >&2
+swift build -c release --static-swift-stdlib -Xlinker -no-pie --build-path .build-bench --product cdinspect >&2
 swift build -c release --static-swift-stdlib --build-path .build-bench --product cdi-example-store >&2
 bin=.build-bench/release
 

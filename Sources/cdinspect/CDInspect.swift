@@ -18,12 +18,25 @@ struct CDInspect: ParsableCommand {
         subcommands: [SessionSubcommand.self] + OneShotCommands.all + [StoresSubcommand.self, MCPSubcommand.self],
         defaultSubcommand: SessionSubcommand.self)
 
+    /// The command a command line names, parsed on its own: a subcommand by its name,
+    /// else the session (the default subcommand). Building the whole command tree reflects
+    /// over every subcommand's options, which costs more than a count on a small store
+    /// takes. Whatever this parse refuses (help, `--version`, a usage error) is parsed
+    /// again from the root, which words it as it always has; nil then.
+    static func parseAlone(_ arguments: [String]) -> ParsableCommand? {
+        guard let first = arguments.first, first != "---completion" else { return nil }
+        if let subcommand = OneShotCommands.subcommand(named: first) {
+            return try? subcommand.parse(Array(arguments.dropFirst()))
+        }
+        return try? SessionSubcommand.parse(arguments)
+    }
+
     /// Parses and runs, printing errors as `cdinspect: error: …` and exiting with the status
     /// `ExitStatus` assigns.
     static func start(_ arguments: [String]) -> Never {
         let status: Int32
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try parseAlone(arguments) ?? parseAsRoot(arguments)
             try command.run()
             status = ExitStatus.success
         } catch let exit as ExitCode {

@@ -26,23 +26,39 @@ struct OneShot<Command: SessionCommand>: ParsableCommand {
 }
 
 enum OneShotCommands {
-    static let all: [ParsableCommand.Type] = [
-        OneShot<InfoCommand>.self,
-        OneShot<EntitiesCommand>.self,
-        OneShot<SchemaCommand>.self,
-        OneShot<FetchCommand>.self,
-        OneShot<CountCommand>.self,
-        OneShot<ExplainCommand>.self,
-        OneShot<BatchUpdateCommand>.self,
-        OneShot<BatchDeleteCommand>.self,
-        OneShot<HistoryCommand>.self,
-        OneShot<WatchCommand>.self,
-        OneShot<CloudKitCommand>.self,
-        OneShot<SQLCommand>.self,
-        OneShot<ModelCommand>.self,
+    /// The session commands that also run as subcommands. Listed as the commands
+    /// themselves: a list of `OneShot<…>` types is made at start by looking each generic
+    /// type up by its mangled name, which checks its requirements against every protocol
+    /// conformance in the binary, on every run; `oneShot` makes one without that.
+    static let commands: [SessionCommand.Type] = [
+        InfoCommand.self,
+        EntitiesCommand.self,
+        SchemaCommand.self,
+        FetchCommand.self,
+        CountCommand.self,
+        ExplainCommand.self,
+        BatchUpdateCommand.self,
+        BatchDeleteCommand.self,
+        HistoryCommand.self,
+        WatchCommand.self,
+        CloudKitCommand.self,
+        SQLCommand.self,
+        ModelCommand.self,
     ]
 
-    static var names: Set<String> { Set(all.map { $0._commandName }) }
+    static var all: [ParsableCommand.Type] { commands.map { oneShot($0) } }
+
+    static var names: Set<String> { Set(commands.map { $0._commandName }) }
+
+    /// The subcommand a command line names, made without the rest of the command tree.
+    static func subcommand(named name: String) -> ParsableCommand.Type? {
+        if let command = commands.first(where: { $0._commandName == name }) { return oneShot(command) }
+        return [StoresSubcommand.self, MCPSubcommand.self].first { $0._commandName == name }
+    }
+
+    private static func oneShot<Command: SessionCommand>(_: Command.Type) -> ParsableCommand.Type {
+        OneShot<Command>.self
+    }
 }
 
 enum Terminal {
@@ -62,8 +78,7 @@ enum Terminal {
     /// Colour only on a terminal that can show it, and never when `NO_COLOR` is set to
     /// anything but the empty string (no-color.org).
     static func usesColor(_ descriptor: Int32) -> Bool {
-        let environment = ProcessInfo.processInfo.environment
-        if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
-        return isatty(descriptor) == 1 && environment["TERM"] != "dumb"
+        if let noColor = ProcessEnvironment.value("NO_COLOR"), !noColor.isEmpty { return false }
+        return isatty(descriptor) == 1 && ProcessEnvironment.value("TERM") != "dumb"
     }
 }

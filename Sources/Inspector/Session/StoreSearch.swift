@@ -7,7 +7,7 @@ public enum StoreSearch {
     /// `$CDINSPECT_SIMULATOR_ROOT`, else the simulator devices folder on macOS; nil on
     /// Linux without the variable, where there is no simulator.
     public static var defaultRoots: [String]? {
-        if let root = ProcessInfo.processInfo.environment["CDINSPECT_SIMULATOR_ROOT"], !root.isEmpty { return [root] }
+        if let root = ProcessEnvironment.value("CDINSPECT_SIMULATOR_ROOT"), !root.isEmpty { return [root] }
         #if os(macOS)
         return [NSHomeDirectory() + "/Library/Developer/CoreSimulator/Devices"]
         #else

@@ -8,7 +8,7 @@ import GRDB
 public enum StoreConnection {
     /// How long a reader waits for a writer's lock before giving up.
     public static let busyTimeout: TimeInterval = {
-        if let raw = ProcessInfo.processInfo.environment["CDINSPECT_BUSY_TIMEOUT"], let seconds = Double(raw) {
+        if let raw = ProcessEnvironment.value("CDINSPECT_BUSY_TIMEOUT"), let seconds = Double(raw) {
             return seconds
         }
         return 2
