@@ -6,8 +6,13 @@ import ManagedStore
 /// `cdinspect COMMAND STORE …`: the session command of the same name, run once. The
 /// command's own arguments are reused as they are, so its help and parsing are the session's.
 struct OneShot<Command: SessionCommand>: ParsableCommand {
+    /// Named a subcommand of `cdinspect` even when parsed alone (`CDInspect.parseAlone`):
+    /// the parser then skips its check for `--generate-completion-script`, an option of the
+    /// root only, which parses two commands of its own on every run. Help and errors are
+    /// worded from the whole tree, where the root names the program.
     static var configuration: CommandConfiguration {
         CommandConfiguration(commandName: Command._commandName,
+                             _superCommandName: "cdinspect",
                              abstract: Command.configuration.abstract,
                              discussion: Command.configuration.discussion)
     }
@@ -26,34 +31,25 @@ struct OneShot<Command: SessionCommand>: ParsableCommand {
 }
 
 enum OneShotCommands {
-    /// The session commands that also run as subcommands. Listed as the commands
-    /// themselves: a list of `OneShot<…>` types is made at start by looking each generic
-    /// type up by its mangled name, which checks its requirements against every protocol
-    /// conformance in the binary, on every run; `oneShot` makes one without that.
-    static let commands: [SessionCommand.Type] = [
-        InfoCommand.self,
-        EntitiesCommand.self,
-        SchemaCommand.self,
-        FetchCommand.self,
-        CountCommand.self,
-        ExplainCommand.self,
-        BatchUpdateCommand.self,
-        BatchDeleteCommand.self,
-        HistoryCommand.self,
-        WatchCommand.self,
-        CloudKitCommand.self,
-        SQLCommand.self,
-        ModelCommand.self,
-    ]
+    /// The session commands that also run as subcommands, in the order `--help` lists them.
+    static let names = ["info", "entities", "schema", "fetch", "count", "explain", "batch-update", "batch-delete",
+                        "history", "watch", "cloudkit", "sql", "model"]
 
-    static var all: [ParsableCommand.Type] { commands.map { oneShot($0) } }
-
-    static var names: Set<String> { Set(commands.map { $0._commandName }) }
+    /// Each as `OneShot<Command>`, made by `oneShot`: a list of `OneShot<…>` types written
+    /// out would be made at start by looking each generic type up by its mangled name, which
+    /// checks its requirements against every protocol conformance in the binary, on every run.
+    static var all: [ParsableCommand.Type] { names.compactMap(oneShot(named:)) }
 
     /// The subcommand a command line names, made without the rest of the command tree.
     static func subcommand(named name: String) -> ParsableCommand.Type? {
-        if let command = commands.first(where: { $0._commandName == name }) { return oneShot(command) }
-        return [StoresSubcommand.self, MCPSubcommand.self].first { $0._commandName == name }
+        oneShot(named: name) ?? [StoresSubcommand.self, MCPSubcommand.self].first { $0._commandName == name }
+    }
+
+    private static func oneShot(named name: String) -> ParsableCommand.Type? {
+        guard names.contains(name), let command = CommandTable.commands.first(where: { $0._commandName == name }) else {
+            return nil
+        }
+        return oneShot(command)
     }
 
     private static func oneShot<Command: SessionCommand>(_: Command.Type) -> ParsableCommand.Type {
