@@ -39,6 +39,53 @@ final class FetchCommandTests: ExampleStoreTestCase {
         XCTAssertEqual(try run(["count", path, "Person"]).stdout, "\(awkward.count + 6)\n", "the table is still there")
     }
 
+    /// A one-shot fetch is a session of one command: the same SQL, the same rows, in every
+    /// result type, so the two cannot drift apart.
+    func testOneShotAndSessionRunTheSameFetch() throws {
+        let requests: [[String]] = [
+            ["Person"],
+            ["Person", "--where", "age > 30 AND name BEGINSWITH \"dave1\"", "--sort", "age:desc", "--limit", "4", "--keys", "name,age"],
+            ["Car", "--keys", "owner,owner.name", "--sort", "name"],
+            ["Person", "--as", "ids", "--limit", "3"],
+            ["Person", "--as", "dicts", "--keys", "name", "--offset", "45"],
+            ["Person", "--batch-size", "7", "--limit", "20"],
+        ]
+        // The fetch's own statements: those that read an entity's table (`t0`), not the
+        // ones that open the store.
+        func sql(_ stderr: String) -> [String] {
+            stderr.split(separator: "\n").filter { $0.hasPrefix("CoreData: sql: SELECT ") && $0.contains(" t0") }.map(String.init)
+        }
+        for request in requests {
+            for format in ["csv", "json"] {
+                let words = request + ["--format", format]
+                let alone = try run(["--sql-debug", "1", "fetch", store] + words)
+                let line = (["fetch"] + words).map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
+                let inSession = try run(["--sql-debug", "1", store, "-c", line])
+                XCTAssertEqual(alone.status, 0, alone.stderr)
+                XCTAssertEqual(inSession.status, 0, inSession.stderr)
+                XCTAssertEqual(alone.stdout, inSession.stdout, line)
+                XCTAssertFalse(sql(alone.stderr).isEmpty, line)
+                XCTAssertEqual(sql(alone.stderr), sql(inSession.stderr), line)
+            }
+        }
+        // Object IDs only select the keys, as managedObjectIDResultType does.
+        let ids = try run(["--sql-debug", "1", "fetch", store, "Person", "--as", "ids"])
+        XCTAssertEqual(sql(ids.stderr), ["CoreData: sql: SELECT 0, t0.Z_PK FROM ZPERSON t0"])
+    }
+
+    /// A session keeps what it returned last, registered as faults; rows an earlier fetch
+    /// left realized keep showing their in-memory values.
+    func testASessionRegistersWhatItsLastFetchReturned() throws {
+        let result = try run([store, "-c", "fetch Person --where 'age > 70' --keys name", "-c", "registered --format csv",
+                              "-c", "update Person/p2 name=\"changed\"", "-c", "fetch Person --where 'name BEGINSWITH \"ch\"' --format csv --keys name"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let registered = lines.filter { $0.hasSuffix(",fault") }
+        let old = try run(["count", store, "Person", "--where", "age > 70"]).stdout
+        XCTAssertEqual("\(registered.count)\n", old, result.stdout)
+        XCTAssertEqual(lines.suffix(2), ["objectID,name", "x-coredata://5E1F4C6B-2D8A-4B7E-9C3D-0A1B2C3D4E5F/Person/p2,changed"])
+    }
+
     func testFetchJSONShape() throws {
         let result = try run(["fetch", store, "Car", "--where", "owner.name == 'dave1'", "--format", "json"])
         XCTAssertEqual(result.status, 0, result.stderr)

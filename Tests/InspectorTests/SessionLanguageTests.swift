@@ -36,6 +36,31 @@ final class SessionLanguageTests: XCTestCase {
         XCTAssertEqual(csvField("a,\"b\"\nc"), "\"a,\"\"b\"\"\nc\"")
     }
 
+    /// The sink copies into a buffer of its own: writes larger than it, and many small
+    /// ones across its edge, come out whole and in order, to a file or collected.
+    func testSinkKeepsWritesLargerThanItsBuffer() throws {
+        let big = String(repeating: "abcdefgh", count: 40_000)
+        var expected = ""
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sink-\(UUID().uuidString)").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        let toFile = OutputSink(handle: handle)
+        let collecting = OutputSink(collectingWithWidth: nil)
+        for sink in [toFile, collecting] {
+            for i in 0..<20_000 { sink.integer(Int64(i - 10_000)); sink.byte(10) }
+            sink.write(big)
+            sink.csvField(big + ",\"")
+            sink.jsonEscaped(big + "\n")
+            sink.flush()
+        }
+        try handle.close()
+        for i in 0..<20_000 { expected += "\(i - 10_000)\n" }
+        expected += big + "\"" + big + ",\"\"\"" + big + "\\n"
+        XCTAssertEqual(String(decoding: collecting.collected, as: UTF8.self), expected)
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), expected)
+    }
+
     /// Reals are written without a String when they have few digits; the text must be
     /// what Swift's `description` gives (whole numbers with `.0`), digit for digit.
     func testRealsReadAsSwiftWritesThem() {
