@@ -72,7 +72,7 @@ final class SessionLanguageTests: XCTestCase {
             return d.description
         }
         let fixed: [Double] = [0, -0.0, 45.15, -9075.49, 0.1 + 0.2, 0.0001, 0.00012, 0.00001, 1.0 / 3, 123456789012.5,
-                               99999999999999.9, 999999999999999.9, 1e15 + 0.5, 1e15, -1e300, 5e-324, .nan, .infinity,
+                               99999999999999.9, 999999999999999.9, 1e15 + 0.5, 1e15, -1e300, .leastNonzeroMagnitude, .nan, .infinity,
                                -.infinity, 0.1, 0.7, 1.005, 2.675, 4.35, 1e-4 + 1e-19]
         for d in fixed { XCTAssertEqual(text(d), expected(d), "\(d)") }
         var generator = SystemRandomNumberGenerator()

@@ -56,7 +56,7 @@ public struct FetchCommand: SessionCommand {
             // What a later command may see: the objects of the last result, as an app
             // holds the array a fetch returns. A run of one command has no later command.
             let keepsResult = !session.runsOneCommand
-            try session.contexts.collectResult(in: c) { hold in
+            _ = try session.contexts.collectResult(in: c) { hold in
                 try c.fetch(request, keys: keys, options: options) { fetched in
                     if keepsResult { try hold(fetched.object) }
                     values.removeAll(keepingCapacity: true)
