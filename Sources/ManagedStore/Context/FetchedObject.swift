@@ -14,9 +14,9 @@ public struct FetchedObject {
     /// The object the context has for the row, if it had one; else the row's own values.
     /// Two plain fields rather than an enum: reading a value then borrows the row instead
     /// of copying it, which at ten values a row and a million rows is most of a fetch.
-    @usableFromInline let registered: ManagedObject?
-    @usableFromInline let row: FetchedRow
-    @usableFromInline let cursor: FetchCursor
+    private let registered: ManagedObject?
+    private let row: FetchedRow
+    private let cursor: FetchCursor
 
     fileprivate init(_ objectID: ObjectID, registered: ManagedObject?, row: FetchedRow, _ cursor: FetchCursor) {
         self.objectID = objectID
@@ -27,9 +27,6 @@ public struct FetchedObject {
 
     /// The value of the `index`th key the fetch was asked for. A key the row does not hold
     /// (a key path, a to-many relationship) is read through the object, firing its fault.
-    /// Inlinable, so that a front end turning the value into its own type at once does not
-    /// pay for a copy of it in between.
-    @inlinable
     public func value(_ index: Int) throws -> ObjectValue {
         if let registered {
             let key = cursor.keys[index]
@@ -48,14 +45,13 @@ public struct FetchedObject {
 }
 
 /// What every object of one fetch shares: built once, so a row costs no lookups by name.
-@usableFromInline
 final class FetchCursor {
-    @usableFromInline unowned let context: Context
+    unowned let context: Context
     let plan: FetchPlan
     let options: FetchOptions
-    @usableFromInline let keys: [String]
+    let keys: [String]
     /// Where each key sits among the plan's properties; -1 for a key the row lacks.
-    @usableFromInline let slots: [Int]
+    let slots: [Int]
     /// Read once: the context is reached through an unowned reference, which costs a
     /// reference count round trip on each use.
     let registersEveryRow: Bool
