@@ -17,6 +17,8 @@ enum Interrupts {
     nonisolated(unsafe) private static var idle: (@Sendable () -> Void)?
     /// The pipe's write end, for the handler: set once, before the handler is installed.
     nonisolated(unsafe) private static var signalWriter: Int32 = -1
+    /// The pipe's read end, for the reader thread: set once, before the thread starts.
+    nonisolated(unsafe) private static var signalReader: Int32 = -1
 
     static func install(whenIdle idle: @escaping @Sendable () -> Void = { exit(ExitStatus.interrupted) }) {
         lock.withLock { Interrupts.idle = idle }
@@ -24,23 +26,36 @@ enum Interrupts {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let reader = ends[0]
+        signalReader = ends[0]
         signalWriter = ends[1]
-        let thread = Thread {
-            var byte: UInt8 = 0
-            while true {
-                let count = read(reader, &byte, 1)
-                if count < 0 && errno == EINTR { continue }
-                guard count == 1 else { return }
-                if !Cancellation.request() { Interrupts.lock.withLock { Interrupts.idle }?() }
-            }
-        }
-        thread.name = "cdinspect.interrupts"
-        thread.start()
+        // A plain POSIX thread, not a Foundation `Thread`: the reader needs no run loop or
+        // thread dictionary, and every one-shot command starts it, so what Foundation sets
+        // up for a thread would be paid on every run.
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        #if canImport(Darwin)
+        var thread: pthread_t?
+        #else
+        var thread = pthread_t()
+        #endif
+        guard pthread_create(&thread, &attributes, { _ in Interrupts.readSignals(); return nil }, nil) == 0 else { return }
         // write(2) is async-signal-safe, and the descriptor is set before this handler is.
         signal(SIGINT) { _ in
             var byte: UInt8 = 1
             _ = write(Interrupts.signalWriter, &byte, 1)
+        }
+    }
+
+    /// The reader thread's loop: one byte per Ctrl-C.
+    private static func readSignals() {
+        var byte: UInt8 = 0
+        while true {
+            let count = read(signalReader, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { return }
+            if !Cancellation.request() { lock.withLock { idle }?() }
         }
     }
 }

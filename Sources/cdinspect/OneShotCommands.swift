@@ -25,6 +25,7 @@ struct OneShot<Command: SessionCommand>: ParsableCommand {
         try Diagnostics.reporting {
             let session = Session(store: try options.openStore(), output: Terminal.standardOutput(),
                                   warn: Diagnostics.warning, runsOneCommand: true)
+            defer { Teardown.closeAndKeep(session) }
             try session.run(command)
         }
     }

@@ -37,6 +37,7 @@ struct SessionSubcommand: ParsableCommand {
             return
         }
         Interrupts.install()
+        defer { Teardown.closeAndKeep(session) }
         let fromScript = commands.isEmpty
         let runner = ScriptRunner(interpreter: interpreter, keepGoing: keepGoing, echo: echo) { line, error in
             Diagnostics.error((fromScript ? "line \(line): " : "") + ExitStatus.message(for: error))

@@ -32,6 +32,19 @@ final class BatchRequestTests: ExampleStoreTestCase {
         XCTAssertEqual(try sql("SELECT ZSCORE IS NULL, ZHOMEPAGE FROM ZPERSON WHERE Z_PK = 10"), "1|x")
     }
 
+    /// A one-shot command closes its connections itself and then exits without releasing
+    /// them, the writer last: the last connection to close is the one SQLite checkpoints
+    /// the change through, so the store is left whole in its file, with no `-wal` or `-shm`
+    /// beside it, as it was when the process released its connections.
+    func testAOneShotWriteLeavesTheStoreCheckpointed() throws {
+        XCTAssertEqual(try sql("PRAGMA journal_mode"), "wal")
+        let r = try CLI.run(["batch-update", store, "Person", "--set", "age=age+1", "--where", "name == \"dave3\"", "--result", "count"])
+        XCTAssertEqual(r.stdout, "1\n", r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store + "-wal"), "the -wal is left beside the store")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store + "-shm"), "the -shm is left beside the store")
+        XCTAssertEqual(try sql("SELECT Z_OPT FROM ZPERSON WHERE ZNAME = 'dave3'"), "2")
+    }
+
     func testASubEntityBatchLeavesItsSiblingsAndParentRowsAlone() throws {
         let cars = try sql("SELECT group_concat(Z_ENT || ':' || Z_OPT || ':' || ifnull(ZTOPSPEED, ''), ' ') FROM ZCAR")
         let r = try CLI.run(["batch-update", store, "SportsCar", "--set", "topSpeed=300", "--result", "count"])

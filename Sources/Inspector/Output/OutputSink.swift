@@ -160,10 +160,20 @@ public final class OutputSink {
             collected.append(contentsOf: UnsafeBufferPointer(start: storage, count: count))
             return
         }
-        do {
-            try handle.write(contentsOf: Data(bytesNoCopy: storage, count: count, deallocator: .none))
-        } catch {
-            // The reader went away (a closed pipe): there is nobody left to tell.
-        }
+        writeAll(handle.fileDescriptor, storage, count)
+    }
+}
+
+/// write(2) until every byte is out, or until it fails: a reader that went away (a closed
+/// pipe) leaves nobody to tell. The system call itself, because FileHandle's
+/// `write(contentsOf:)` wraps the bytes in `Data`, whose first use costs more than a
+/// small command's whole output.
+private func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) {
+    var written = 0
+    while written < count {
+        let result = write(descriptor, bytes + written, count - written)
+        if result < 0 && errno == EINTR { continue }
+        guard result > 0 else { return }
+        written += result
     }
 }

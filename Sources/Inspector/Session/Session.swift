@@ -49,6 +49,12 @@ public final class Session {
         try command.run(in: self)
     }
 
+    /// Closes the store's connections, when the session is over and the process is about
+    /// to exit: nothing can be read afterwards.
+    public func close() {
+        if let contextSet { contextSet.coordinator.close() } else { store.close() }
+    }
+
     public func format(_ override: OutputFormat?) -> OutputFormat {
         override ?? format
     }

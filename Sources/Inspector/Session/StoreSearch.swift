@@ -17,7 +17,8 @@ public enum StoreSearch {
 
     /// The store a word names: a file as it is, else the one store of the app it names.
     public static func resolve(_ word: String) throws -> String {
-        if FileManager.default.fileExists(atPath: word) || word.contains("/") { return word }
+        // access(2), not FileManager, whose first use costs more than a small command.
+        if access(word, F_OK) == 0 || word.contains("/") { return word }
         guard let roots = defaultRoots else { return word }
         var finder = StoreFinder()
         let matches = finder.find(in: roots).filter { $0.belongs(to: word) }

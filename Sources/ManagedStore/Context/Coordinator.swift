@@ -22,6 +22,16 @@ public final class Coordinator {
 
     public var mapping: StoreMapping { store.mapping }
 
+    /// Closes every connection, for a process that exits without releasing its objects:
+    /// the generations', the store's, and the writer's last. SQLite checkpoints a store's
+    /// `-wal` into the file and removes it when the last connection closes, and only a
+    /// writer can, so a store this coordinator changed is left as a release leaves it.
+    public func close() {
+        for generation in liveGenerations { generation.release() }
+        store.close()
+        try? writer?.close()
+    }
+
     /// Reads at the newest committed state of the store.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
         try store.read(body)

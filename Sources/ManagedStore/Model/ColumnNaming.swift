@@ -42,17 +42,32 @@ public enum ColumnNaming {
     /// The leaf form is a prediction (no genuine store with composites has been seen): the
     /// reader verifies it against the table and also accepts `ZADDRESSCITY`.
     static func columnBase(_ name: String) -> String {
-        "Z" + name.uppercased().replacingOccurrences(of: ".", with: "_")
+        "Z" + name.uppercased().replacingDots(with: "_")
     }
 
     /// The other name a composite leaf's column may have: `ZADDRESSCITY` for the predicted
     /// `ZADDRESS_CITY` (with any collision suffix kept); nil for a property that is no leaf.
     static func unseparatedColumn(property: String, predicted: String) -> String? {
         guard property.contains(".") else { return nil }
-        return "Z" + property.uppercased().replacingOccurrences(of: ".", with: "") + predicted.dropFirst(columnBase(property).count)
+        return "Z" + property.uppercased().replacingDots(with: "") + predicted.dropFirst(columnBase(property).count)
     }
 
     public static func column(in assigned: [String: String], declaredBy entity: String, property: String) -> String? {
         assigned[key(entity, property)]
+    }
+}
+
+extension String {
+    /// Every `.` replaced, with the standard library alone. Every property of the model is
+    /// named this way at each open, and Foundation's `replacingOccurrences(of:with:)` goes
+    /// through `NSString` on Linux, which made naming a dozen properties cost more than
+    /// the rest of opening a small store.
+    func replacingDots(with replacement: String) -> String {
+        guard utf8.contains(UInt8(ascii: ".")) else { return self }
+        var replaced = ""
+        for scalar in unicodeScalars {
+            if scalar == "." { replaced += replacement } else { replaced.unicodeScalars.append(scalar) }
+        }
+        return replaced
     }
 }

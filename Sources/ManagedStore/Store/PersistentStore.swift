@@ -30,6 +30,13 @@ public final class PersistentStore {
     public private(set) var warnings: [StoreWarning] = []
 
     public var path: String { file.path }
+
+    /// Closes the read-only connection now rather than when the store is released, for a
+    /// process about to exit. Nothing can be read from the store afterwards. A connection
+    /// that still has a statement open stays open, and exiting closes it.
+    public func close() {
+        try? reader.close()
+    }
     public var log: SQLDebugLog? { options.log }
     public var isCoreDataStore: Bool { schema.isCoreDataStore }
     /// Object IDs print as `x-coredata://UUID/Entity/pN`; a plain SQLite file has no UUID.

@@ -24,7 +24,7 @@ public struct SchemaSnapshot: Sendable {
         public let isVirtual: Bool
 
         public func column(_ name: String) -> Column? {
-            columns.first { $0.name == name } ?? columns.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            columns.first { $0.name == name } ?? columns.first { SchemaSnapshot.sameName($0.name, name) }
         }
 
         public func hasColumn(_ name: String) -> Bool { column(name) != nil }
@@ -49,7 +49,18 @@ public struct SchemaSnapshot: Sendable {
     public let primaryKeys: [PrimaryKeyRow]
 
     public func table(_ name: String) -> Table? {
-        tables.first { $0.name == name } ?? tables.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        tables.first { $0.name == name } ?? tables.first { SchemaSnapshot.sameName($0.name, name) }
+    }
+
+    /// Whether SQLite takes two names for the same table or column: it ignores the case of
+    /// ASCII letters only (`sqlite3StrICmp`). Foundation's `caseInsensitiveCompare` would
+    /// also fold other letters, and on Linux costs more per call than a lookup should.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { asciiLowercase($0) == asciiLowercase($1) }
+    }
+
+    private static func asciiLowercase(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 
     /// `Z_PRIMARYKEY` with its entity columns is what makes the tables Core Data's; a store
@@ -68,6 +79,21 @@ public struct SchemaSnapshot: Sendable {
     public static func read(_ db: Database) throws -> SchemaSnapshot {
         var tables: [Table] = []
         let rows = try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'index') ORDER BY name")
+        // Every table's columns, and every table's foreign keys, each in one statement: the
+        // PRAGMAs' table-valued forms joined to sqlite_master. A statement per table cost
+        // more than the rest of opening a small store, and a store of Photos has over a
+        // hundred tables. Each table's rows come in the PRAGMA's own order. Each statement is
+        // one line, as the SQL debug log shows every statement, as Core Data's does.
+        let columns = try rowsByTable(db, sql: "SELECT m.name, p.name, p.type, p.\"notnull\", p.pk "
+                                          + "FROM sqlite_master AS m, pragma_table_info(m.name) AS p WHERE m.type = 'table'") { row in
+            Column(name: row.lenient(1) ?? "", declaredType: row.lenient(2) ?? "",
+                   notNull: row.lenient(3) ?? false, primaryKeyIndex: row.lenient(4) ?? 0)
+        }
+        let foreignKeys = try rowsByTable(db, sql: "SELECT m.name, f.\"from\", f.\"table\", f.\"to\" "
+                                              + "FROM sqlite_master AS m, pragma_foreign_key_list(m.name) AS f "
+                                              + "WHERE m.type = 'table' AND m.sql NOT LIKE 'CREATE VIRTUAL TABLE%'") { row in
+            ForeignKey(column: row.lenient(1) ?? "", table: row.lenient(2) ?? "", toColumn: row.lenient(3))
+        }
         var indexNames: Set<String> = []
         for row in rows {
             guard let type = row.lenient("type", as: String.self), let name = row.lenient("name", as: String.self) else { continue }
@@ -75,15 +101,8 @@ public struct SchemaSnapshot: Sendable {
             if name.hasPrefix("sqlite_") { continue }
             let sql = row.lenient("sql", as: String.self) ?? ""
             let isVirtual = sql.uppercased().hasPrefix("CREATE VIRTUAL TABLE")
-            let quoted = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(quoted))").map {
-                Column(name: $0.lenient("name") ?? "", declaredType: $0.lenient("type") ?? "",
-                       notNull: $0.lenient("notnull") ?? false, primaryKeyIndex: $0.lenient("pk") ?? 0)
-            }
-            let foreignKeys = isVirtual ? [] : try Row.fetchAll(db, sql: "PRAGMA foreign_key_list(\(quoted))").map {
-                ForeignKey(column: $0.lenient("from") ?? "", table: $0.lenient("table") ?? "", toColumn: $0.lenient("to"))
-            }
-            tables.append(Table(name: name, columns: columns, foreignKeys: foreignKeys, isVirtual: isVirtual))
+            tables.append(Table(name: name, columns: columns[name] ?? [], foreignKeys: isVirtual ? [] : foreignKeys[name] ?? [],
+                                isVirtual: isVirtual))
         }
         var primaryKeys: [PrimaryKeyRow] = []
         if let pk = tables.first(where: { $0.name == "Z_PRIMARYKEY" }),
@@ -94,5 +113,18 @@ public struct SchemaSnapshot: Sendable {
             }
         }
         return SchemaSnapshot(tables: tables, indexNames: indexNames, primaryKeys: primaryKeys)
+    }
+
+    /// The rows of a query whose first column names a table, made into values and grouped
+    /// by that table, in the order the query returned them.
+    private static func rowsByTable<Value>(_ db: Database, sql: String,
+                                           _ make: (Row) -> Value) throws -> [String: [Value]] {
+        var grouped: [String: [Value]] = [:]
+        let cursor = try Row.fetchCursor(db, sql: sql)
+        while let row = try cursor.next() {
+            guard let table = row.lenient(0, as: String.self) else { continue }
+            grouped[table, default: []].append(make(row))
+        }
+        return grouped
     }
 }
