@@ -10,8 +10,11 @@ mkdir -p "$out"
 store="$out/people-$people.sqlite"
 
 echo "== building (release, static Swift runtime, as the README installs it)" >&2
-swift build -c release --static-swift-stdlib -Xlinker -no-pie --build-path .build-bench --product cdinspect >&2
-swift build -c release --static-swift-stdlib --build-path .build-bench --product cdi-example-store >&2
+# The compiler flags are the install's; both products take them, or each build would
+# recompile what the other built.
+mangled="-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors"
+swift build -c release --static-swift-stdlib -Xlinker -no-pie $mangled --build-path .build-bench --product cdinspect >&2
+swift build -c release --static-swift-stdlib $mangled --build-path .build-bench --product cdi-example-store >&2
 bin=.build-bench/release
 
 if [ ! -f "$store" ]; then

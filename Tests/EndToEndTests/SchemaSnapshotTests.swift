@@ -33,8 +33,8 @@ final class SchemaSnapshotTests: XCTestCase {
         XCTAssertEqual(schema.table("child")?.foreignKeys.count, 3)
     }
 
-    /// SQLite takes `CHILD` for `child` and `ÜNïCODE` for `Ünïcode`, but not `ÜNÏCODE`: it ignores the
-    /// case of ASCII letters only, and a lookup must find what SQLite would.
+    /// SQLite takes `CHILD` for `child` and `ÜNïCODE` for `Ünïcode`, but not `ÜNÏCODE`: it
+    /// ignores the case of ASCII letters only, and a lookup must find what SQLite would.
     func testNamesMatchIgnoringTheCaseOfASCIILettersOnly() throws {
         let folder = try Fixtures.temporaryDirectory(self)
         let path = folder.appendingPathComponent("names.sqlite").path

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Opens SQLite connections on a store the way an inspector must: read-only by default
 /// (`SQLITE_OPEN_READONLY`, the flag behind `mode=ro`; never `immutable=1`, which would
@@ -35,7 +36,12 @@ public enum StoreConnection {
             // scans. The whole file may be mapped (SQLite caps the size) because
             // `WindowedMappingVFS` gives back the pages a scan has left behind. It changes
             // nothing on disk, and writes still go through SQLite's usual path.
-            try db.execute(sql: "PRAGMA mmap_size = \(1 << 40)")
+            // sqlite3_exec, not GRDB's `execute(sql:)`, whose first use (it splits the text
+            // into statements and checks their arguments) costs more than the pragma.
+            if let connection = db.sqliteConnection, sqlite3_exec(connection, "PRAGMA mmap_size = \(1 << 40)", nil, nil, nil) != SQLITE_OK {
+                throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(connection)),
+                                    message: String(cString: sqlite3_errmsg(connection)))
+            }
         }
         do {
             let queue = try DatabaseQueue(path: file.path, configuration: configuration)

@@ -67,8 +67,9 @@ public struct StoreFile: Sendable {
     /// folder the user cannot write. Detect that up front to say what to do.
     func checkSharedMemory() throws {
         guard journalMode == .wal else { return }
+        // stat(2) alone, as above: this runs at every open.
+        if StoreFile.status(sharedMemoryPath) != nil { return }
         let fm = FileManager.default
-        if fm.fileExists(atPath: sharedMemoryPath) { return }
         let folder = (path as NSString).deletingLastPathComponent
         if !fm.isWritableFile(atPath: folder.isEmpty ? "." : folder) {
             throw StoreError.sharedMemoryUnavailable(path: path)
