@@ -13,7 +13,7 @@ echo "== building (release, static Swift runtime, as the README installs it)" >&
 # The compiler flags are the install's; both products take them, or each build would
 # recompile what the other built.
 mangled="-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors"
-swift build -c release --static-swift-stdlib -Xlinker -no-pie $mangled --build-path .build-bench --product cdinspect >&2
+swift build -c release --static-swift-stdlib -Xlinker -no-pie $mangled --disable-local-rpath --build-path .build-bench --product cdinspect >&2
 swift build -c release --static-swift-stdlib $mangled --build-path .build-bench --product cdi-example-store >&2
 bin=.build-bench/release
 
