@@ -16,7 +16,9 @@ public enum RawInflate {
         guard status == Z_OK else { throw Error(description: "zlib could not start (\(status))") }
         defer { inflateEnd(&stream) }
         var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        // A chunk sized to the input, up to 64 KiB: a small model's cache inflates into a few
+        // KiB, and a 64 KiB buffer would be zeroed (and its pages faulted in) at every open.
+        var chunk = [UInt8](repeating: 0, count: min(64 << 10, max(4 << 10, input.count * 4)))
         var input = input
         let inputCount = input.count
         return try input.withUnsafeMutableBufferPointer { inBuffer -> [UInt8] in
