@@ -56,6 +56,17 @@ final class SafeOpeningTests: XCTestCase {
         try assertFails(["info", empty], containing: "is not an SQLite database")
     }
 
+    /// A named pipe given as the store is refused at once. Opening it for reading used to
+    /// wait for a writer that never came.
+    func testNamedPipe() throws {
+        let path = folder.appendingPathComponent("pipe.sqlite").path
+        XCTAssertEqual(mkfifo(path, 0o644), 0)
+        let result = try CLI.run(["info", path], timeout: 20)
+        XCTAssertFalse(result.signaled, "killed after 20 s: a hang")
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertEqual(result.stderr, "cdinspect: error: \(path) is not an SQLite database (no \"SQLite format 3\" header)\n")
+    }
+
     func testTruncatedFile() throws {
         let store = try Fixtures.exampleStore(in: folder)
         let data = try XCTUnwrap(bytes(store.path))

@@ -31,8 +31,10 @@ public struct StoreFile: Sendable {
         guard let info = StoreFile.status(path) else { throw StoreError.notFound(path: path) }
         guard info.st_mode & S_IFMT != S_IFDIR else { throw StoreError.isDirectory(path: path) }
         // open(2) and pread(2), not a FileHandle: the header is 100 bytes, and Foundation's
-        // file handles cost more to set up than reading them does.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // file handles cost more to set up than reading them does. O_NONBLOCK keeps a named
+        // pipe given as the store from hanging here until something writes to it; its
+        // pread then fails, and it is no SQLite file.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw StoreError.permissionDenied(path: path) }
         defer { close(descriptor) }
         var buffer = [UInt8](repeating: 0, count: 100)
