@@ -111,6 +111,20 @@ final class StoresTests: XCTestCase {
         XCTAssertTrue(try snapshot() == before)
     }
 
+    /// A named pipe where a store's `-wal` would be does not hold the search: the search
+    /// reads each candidate's newest first page from its `-wal`, and opening a pipe for
+    /// reading waits for a writer.
+    func testANamedPipeBesideAStoreDoesNotHoldTheSearch() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder)
+        try? FileManager.default.removeItem(atPath: store.path + "-wal")
+        XCTAssertEqual(mkfifo(store.path + "-wal", 0o644), 0)
+        let r = try CLI.run(["stores", folder.path, "--format", "csv"], timeout: 20)
+        XCTAssertFalse(r.signaled, "killed after 20 s: a hang")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains(store.path), r.stdout)
+    }
+
     func testAnAppNameOpensItsStore() throws {
         let environment = ["CDINSPECT_SIMULATOR_ROOT": root.path]
         var r = try CLI.run(["com.example.Photos", "-c", "entities", "--format", "csv"], environment: environment)

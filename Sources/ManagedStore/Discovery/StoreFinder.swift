@@ -145,7 +145,9 @@ struct FirstPage {
     let tableNames: Set<String>?
 
     static func read(_ path: String) -> FirstPage? {
-        let fd = open(path, O_RDONLY)
+        // O_NONBLOCK: a named pipe among the files would otherwise hold the search until
+        // something wrote to it.
+        let fd = open(path, O_RDONLY | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var header = [UInt8](repeating: 0, count: 100)
@@ -167,7 +169,7 @@ struct FirstPage {
     /// The last copy of page 1 in a `-wal` whose frame carries the WAL header's salts
     /// (sqlite.org/fileformat2.html, "4.1 WAL File Format"); older salts are left-overs.
     static func newestFromWAL(_ path: String, pageSize: Int) -> [UInt8]? {
-        let fd = open(path, O_RDONLY)
+        let fd = open(path, O_RDONLY | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var header = [UInt8](repeating: 0, count: 32)
