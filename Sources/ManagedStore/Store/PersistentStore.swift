@@ -30,6 +30,10 @@ public final class PersistentStore {
     public private(set) var warnings: [StoreWarning] = []
 
     public var path: String { file.path }
+    public var log: SQLDebugLog? { options.log }
+    public var isCoreDataStore: Bool { schema.isCoreDataStore }
+    /// Object IDs print as `x-coredata://UUID/Entity/pN`; a plain SQLite file has no UUID.
+    public var uuid: String { metadata?.uuid ?? "" }
 
     /// Closes the read-only connection now rather than when the store is released, for a
     /// process about to exit. Nothing can be read from the store afterwards. A connection
@@ -37,10 +41,6 @@ public final class PersistentStore {
     public func close() {
         try? reader.close()
     }
-    public var log: SQLDebugLog? { options.log }
-    public var isCoreDataStore: Bool { schema.isCoreDataStore }
-    /// Object IDs print as `x-coredata://UUID/Entity/pN`; a plain SQLite file has no UUID.
-    public var uuid: String { metadata?.uuid ?? "" }
 
     public init(path: String, options: Options = Options()) throws {
         let file = try StoreFile(path: path)

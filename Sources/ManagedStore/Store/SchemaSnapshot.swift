@@ -83,7 +83,8 @@ public struct SchemaSnapshot: Sendable {
         // PRAGMAs' table-valued forms joined to sqlite_master. A statement per table cost
         // more than the rest of opening a small store, and a store of Photos has over a
         // hundred tables. Each table's rows come in the PRAGMA's own order. Each statement is
-        // one line, as the SQL debug log shows every statement, as Core Data's does.
+        // one line, as the SQL debug log shows every statement, as Core Data's does. Virtual
+        // tables have no foreign keys; the query leaves them out, so their module is never asked.
         let columns = try rowsByTable(db, sql: "SELECT m.name, p.name, p.type, p.\"notnull\", p.pk "
                                           + "FROM sqlite_master AS m, pragma_table_info(m.name) AS p WHERE m.type = 'table'") { row in
             Column(name: row.lenient(1) ?? "", declaredType: row.lenient(2) ?? "",
@@ -91,7 +92,7 @@ public struct SchemaSnapshot: Sendable {
         }
         let foreignKeys = try rowsByTable(db, sql: "SELECT m.name, f.\"from\", f.\"table\", f.\"to\" "
                                               + "FROM sqlite_master AS m, pragma_foreign_key_list(m.name) AS f "
-                                              + "WHERE m.type = 'table' AND m.sql NOT LIKE 'CREATE VIRTUAL TABLE%'") { row in
+                                              + "WHERE m.type = 'table' AND ifnull(m.sql, '') NOT LIKE 'CREATE VIRTUAL TABLE%'") { row in
             ForeignKey(column: row.lenient(1) ?? "", table: row.lenient(2) ?? "", toColumn: row.lenient(3))
         }
         var indexNames: Set<String> = []
@@ -101,8 +102,7 @@ public struct SchemaSnapshot: Sendable {
             if name.hasPrefix("sqlite_") { continue }
             let sql = row.lenient("sql", as: String.self) ?? ""
             let isVirtual = sql.uppercased().hasPrefix("CREATE VIRTUAL TABLE")
-            tables.append(Table(name: name, columns: columns[name] ?? [], foreignKeys: isVirtual ? [] : foreignKeys[name] ?? [],
-                                isVirtual: isVirtual))
+            tables.append(Table(name: name, columns: columns[name] ?? [], foreignKeys: foreignKeys[name] ?? [], isVirtual: isVirtual))
         }
         var primaryKeys: [PrimaryKeyRow] = []
         if let pk = tables.first(where: { $0.name == "Z_PRIMARYKEY" }),
