@@ -76,17 +76,23 @@ struct StoreOptions: ParsableArguments {
     @Flag(name: .long, help: "Refuse every command that would write to the store.")
     var readonly = false
 
-    @Option(name: .long, help: "Core Data SQL debug level 0-4 on stderr (also -com.apple.CoreData.SQLDebug N).")
-    var sqlDebug: Int = 0
+    // No default value in the declaration: the parser describes a default for help by
+    // casting it to protocols at run time, each cast a walk over every conformance in the
+    // binary on every start (three for an Int), though help is rarely asked for.
+    @Option(name: .long, help: "Core Data SQL debug level, 0 (the default: none) to 4, on stderr (also -com.apple.CoreData.SQLDebug N).")
+    var sqlDebug: Int?
+
+    /// The level asked for; 0 logs nothing.
+    var sqlDebugLevel: Int { sqlDebug ?? 0 }
 
     func validate() throws {
-        guard (0...4).contains(sqlDebug) else { throw ValidationError("--sql-debug takes a level from 0 to 4") }
+        guard (0...4).contains(sqlDebugLevel) else { throw ValidationError("--sql-debug takes a level from 0 to 4") }
     }
 
     /// Opens the store, with a debug log on stderr when one is asked for, and always for a
     /// session, where `sqldebug N` can turn it on later.
     func openStore(session: Bool = false) throws -> PersistentStore {
-        let log = session || sqlDebug > 0 ? SQLDebugLog(level: sqlDebug, sink: Diagnostics.log) : nil
+        let log = session || sqlDebugLevel > 0 ? SQLDebugLog(level: sqlDebugLevel, sink: Diagnostics.log) : nil
         return try PersistentStore(path: try StoreSearch.resolve(store), options: .init(modelPath: model, readonly: readonly, log: log))
     }
 }
