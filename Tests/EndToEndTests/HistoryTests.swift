@@ -57,8 +57,9 @@ final class HistoryTests: XCTestCase {
         }
     }
 
-    /// Evidence for the ZCOLUMNS rule (README, "Persistent history"): Notes' note bodies and
-    /// cloud states change the properties their names say.
+    /// The ZCOLUMNS rule on Notes (README, "Persistent history"): note bodies change `data`;
+    /// ICCloudState's bitmaps set bit 5 of an entity with five properties, which this model
+    /// cannot name, so it shows as #5 rather than as a guess.
     func testUpdatedPropertiesOfNotesReadAsTheRuleSays() throws {
         let store = try copy("RhetTbull_apple-notes-parser/NoteStore-macOS-12-Monterey.sqlite")
         let updates = try changes(store, ["--type", "update"])
@@ -66,13 +67,40 @@ final class HistoryTests: XCTestCase {
         XCTAssertEqual(noteData.count, 28)
         XCTAssertEqual(Set(noteData), [["data"]])
         let cloudStates = updates.filter { $0["entity"] as? String == "ICCloudState" }.compactMap { $0["updated"] as? [String] }
-        XCTAssertEqual(Set(cloudStates), [["currentLocalVersion", "localVersionDate"]])
-        // Tahoe's ICFolder bitmaps are a byte short of its 48 properties: written under another
-        // model, so no bit is named.
-        let tahoe = try copy("RhetTbull_apple-notes-parser/NoteStore-macOS-26-Tahoe.sqlite")
-        let folders = try changes(tahoe, ["--type", "update", "--entity", "ICFolder"]).flatMap { $0["updated"] as? [String] ?? [] }
-        XCTAssertFalse(folders.isEmpty)
-        XCTAssertTrue(folders.allSatisfy { $0.hasPrefix("#") }, "\(folders)")
+        XCTAssertEqual(cloudStates.count, 84)
+        XCTAssertTrue(cloudStates.allSatisfy { $0.last == "#5" }, "\(Set(cloudStates))")
+    }
+
+    /// Tokens as Core Data checks them: text is not a token, a token past the newest names
+    /// the span kept, and one whose successors were deleted has expired.
+    func testTokensPastTheEndOrPurgedAreRefused() throws {
+        let store = try copy("RhetTbull_PhotoScript/Photos.sqlite")
+        _ = try SQLiteShell.run(store, "DELETE FROM ACHANGE WHERE ZTRANSACTIONID <= 10; DELETE FROM ATRANSACTION WHERE Z_PK <= 10;")
+        let last = try SQLiteShell.read(store, "SELECT max(Z_PK) FROM ATRANSACTION")
+        let expired = try CLI.run(["history", store, "--after", "5"])
+        XCTAssertEqual(expired.status, 1)
+        XCTAssertTrue(expired.stderr.contains("the history token 5 has expired (NSPersistentHistoryTokenExpiredError, 134301)")
+                      && expired.stderr.contains("the oldest transaction kept is 11"), expired.stderr)
+        XCTAssertEqual(try history(store, ["--after", "10"]).first?["token"] as? Int, 11)
+        let past = try CLI.run(["history", store, "--after", "5000"])
+        XCTAssertTrue(past.stderr.contains("5000 is not a history token of this store: its history holds transactions 11 to \(last)"),
+                      past.stderr)
+        let text = try CLI.run(["history", store, "--after", "abc"])
+        XCTAssertTrue(text.stderr.contains("'abc' is not a history token: a token is a transaction number"), text.stderr)
+    }
+
+    /// `--since` keeps every digit of the fraction: a transaction at …50.919846 is after
+    /// …50.91984 and before …50.91985.
+    func testSinceKeepsDigitsBelowAMillisecond() throws {
+        let store = try copy("RhetTbull_PhotoScript/Photos.sqlite")
+        let moment = 754_000_000.919846
+        _ = try SQLiteShell.run(store, "UPDATE ATRANSACTION SET ZTIMESTAMP = 0; "
+                                + "UPDATE ATRANSACTION SET ZTIMESTAMP = \(moment) WHERE Z_PK = (SELECT max(Z_PK) FROM ATRANSACTION)")
+        let day = ISO8601DateFormatter().string(from: Date(timeIntervalSinceReferenceDate: 754_000_000)).dropLast()
+        XCTAssertEqual(try history(store, ["--since", day + ".91984Z"]).count, 1)
+        XCTAssertEqual(try history(store, ["--since", day + ".919846Z"]).count, 1)
+        XCTAssertEqual(try history(store, ["--since", day + ".91985Z"]).count, 0)
+        XCTAssertEqual(try history(store, ["--since", day + ".9199Z"]).count, 0)
     }
 
     func testFiltersGiveTheRowsOfTheirSQL() throws {
@@ -148,7 +176,7 @@ final class HistoryTests: XCTestCase {
         let plain = try copy("alemar11_CoreDataPlus/SampleModel__Fixtures__SampleModel_V1.sqlite")
         let cases: [([String], String)] = [
             (["history", plain], "has no persistent history"),
-            (["history", store, "--after", "9999"], "'9999' is not a history token of this store"),
+            (["history", store, "--after", "9999"], "9999 is not a history token of this store"),
             (["history", store, "--after", "abc"], "'abc' is not a history token"),
             (["history", store, "--since", "last tuesday"], "'last tuesday' is not a date"),
             (["history", store, "--object", "x-coredata://00000000-0000-0000-0000-000000000000/Asset/p1"], "belongs to another store"),

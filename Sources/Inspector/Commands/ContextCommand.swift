@@ -96,7 +96,8 @@ public struct ContextSetCommand: SessionCommand {
             retains-registered-objects (yes/no); should-delete-inaccessible-faults (yes/no, default yes); \
             staleness-interval (seconds a fetched row stays good for firing a fault; negative: forever, the default); \
             undo (on/off); auto-merge (yes/no: merge other root contexts' saves); author (the transactionAuthor \
-            persistent history records for the context's saves and batch requests; default cdinspect).
+            persistent history records for the context's saves and batch requests; default cdinspect); bundle (the \
+            bundle identifier history records for them, which apps filter history by; default the executable's name).
             """)
 
     @OptionGroup public var context: ContextOption
@@ -128,9 +129,10 @@ public struct ContextSetCommand: SessionCommand {
         case "undo": c.undoEnabled = try flag()
         case "auto-merge": c.automaticallyMergesChanges = try flag() && c.parent == nil
         case "author": c.transactionAuthor = value
+        case "bundle": c.bundleID = value
         default:
             throw CommandError.usage("unknown setting '\(setting)' (merge-policy, retains-registered-objects, "
-                                     + "should-delete-inaccessible-faults, staleness-interval, undo, auto-merge, author)")
+                                     + "should-delete-inaccessible-faults, staleness-interval, undo, auto-merge, author, bundle)")
         }
     }
 }

@@ -104,7 +104,7 @@ enum HistoryRows {
             ("entity", .string(entity)),
             ("objectID", .objectURI(prefix: ObjectID.uriPrefix(storeUUID: store.uuid, entityName: entity), key: c.primaryKey)),
             ("updated", c.updatedProperties.map { .array($0.map(OutputValue.string)) } ?? .null),
-            ("tombstone", c.type == .delete ? .object(c.tombstone.map { ($0.name, OutputValue($0.value)) }) : .null),
+            ("tombstone", c.tombstone.isEmpty ? .null : .object(c.tombstone.map { ($0.name, OutputValue($0.value)) })),
         ]
     }
 }

@@ -29,8 +29,11 @@ public final class Context {
     /// `transactionAuthor`: the author persistent history records for this context's saves
     /// and batch requests.
     public var transactionAuthor: String?
+    /// The bundle identifier persistent history records for this context's writes; nil:
+    /// the process's name.
+    public var bundleID: String?
     /// Who this context's writes are recorded as.
-    public var historyOrigin: HistoryOrigin { HistoryOrigin(author: transactionAuthor, contextName: name) }
+    public var historyOrigin: HistoryOrigin { HistoryOrigin(author: transactionAuthor, contextName: name, bundleID: bundleID) }
     /// Off: no undo stack is kept (Core Data's `undoManager = nil`).
     public var undoEnabled = true {
         didSet { if !undoEnabled { undoStack.removeAll(); redoStack.removeAll() } }

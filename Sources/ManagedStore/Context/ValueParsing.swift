@@ -111,11 +111,20 @@ public enum ValueParsing {
     }
 
     static func parseDate(_ text: String) -> Double? {
+        // The formatter keeps milliseconds only; history times are finer, so the fraction
+        // is read here, whole, and added to the moment parsed without it.
+        var whole = text
+        var fraction = 0.0
+        if let dot = text.firstIndex(of: "."), text[..<dot].contains("T") {
+            let digits = text[text.index(after: dot)...].prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty, let value = Double("0." + digits) else { return nil }
+            fraction = value
+            whole = String(text[..<dot]) + String(text[text.index(dot, offsetBy: digits.count + 1)...])
+        }
         let formatter = ISO8601DateFormatter()
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime],
-                                                      [.withFullDate]] {
+        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withFullDate]] {
             formatter.formatOptions = options
-            if let date = formatter.date(from: text) { return date.timeIntervalSinceReferenceDate }
+            if let date = formatter.date(from: whole) { return date.timeIntervalSinceReferenceDate + fraction }
         }
         return nil
     }

@@ -1,11 +1,18 @@
-/// Who writes a transaction, as `NSManagedObjectContext.transactionAuthor` and `name` say.
+import Foundation
+
+/// Who writes a transaction, as `NSManagedObjectContext.transactionAuthor` and `name` say,
+/// and the bundle the writing process belongs to.
 public struct HistoryOrigin: Sendable, Equatable {
     public var author: String?
     public var contextName: String?
+    /// Every transaction Core Data writes carries its app's bundle identifier, and apps
+    /// filter history by it; nil records the process's name in its place.
+    public var bundleID: String?
 
-    public init(author: String?, contextName: String?) {
+    public init(author: String?, contextName: String?, bundleID: String? = nil) {
         self.author = author
         self.contextName = contextName
+        self.bundleID = bundleID
     }
 }
 
@@ -43,7 +50,7 @@ extension HistoryQuery {
 
     /// A token as a user types it: the number `token` prints, or `history` lists.
     public static func token(parsing text: String) throws -> Int64 {
-        guard let token = Int64(text) else { throw HistoryError.unknownToken(text, last: nil) }
+        guard let token = Int64(text.trimmingCharacters(in: .whitespaces)) else { throw HistoryError.notAToken(text) }
         return token
     }
 

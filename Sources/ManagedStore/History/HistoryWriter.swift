@@ -46,7 +46,7 @@ final class HistoryWriter {
     func delete(_ entity: EntityMapping, _ key: Int64) throws {
         var columns: [String] = []
         var values: [DatabaseValue] = []
-        let preserved = PersistentHistory.preservedAttributes(entity)
+        let preserved = PersistentHistory.preservedAttributes(entity, model: store.model)
         if !preserved.isEmpty {
             let slots = preserved.enumerated().compactMap { slot, attribute -> (String, String)? in
                 guard changeTable.hasColumn("ZTOMBSTONE\(slot)"),
@@ -93,8 +93,9 @@ final class HistoryWriter {
             columns.append("ZTIMESTAMP")
             values.append(Date().timeIntervalSinceReferenceDate.databaseValue)
         }
-        let strings: [(String, String?)] = [("AUTHOR", origin.author), ("CONTEXTNAME", origin.contextName),
-                                            ("PROCESSID", ProcessInfo.processInfo.processName)]
+        let process = ProcessInfo.processInfo.processName
+        let strings: [(String, String?)] = [("AUTHOR", origin.author), ("BUNDLEID", origin.bundleID ?? process),
+                                            ("CONTEXTNAME", origin.contextName), ("PROCESSID", process)]
         for (field, value) in strings {
             guard let value else { continue }
             if transactionTable.hasColumn("Z\(field)TS"), let interned = try intern(value) {

@@ -86,7 +86,7 @@ public struct PersistentHistory {
             if change.type == .update {
                 let bitmap: Data? = row[10]
                 change.updatedProperties = bitmap.map { bits in
-                    entity?.bits.names([UInt8](bits)) ?? UpdatedPropertyBits(names: []).names([UInt8](bits))
+                    entity?.bits.names([UInt8](bits)) ?? UpdatedPropertyBits(orderedNames: []).names([UInt8](bits))
                 } ?? []
             }
             if change.type == .delete, let entity {
@@ -100,17 +100,38 @@ public struct PersistentHistory {
         }
     }
 
-    /// A token must be one the store could have handed out.
+    /// A token must be one the store handed out, and the transactions after it must still
+    /// be there: Core Data refuses a token whose successors were deleted rather than start
+    /// silently later.
     private func check(_ query: HistoryQuery, _ db: Database) throws {
         guard let after = query.after else { return }
-        let last = try summary(db).lastToken
-        if after < 0 || after > (last ?? 0) { throw HistoryError.unknownToken(String(after), last: last) }
+        let summary = try summary(db)
+        // The counter remembers tokens handed out even when every transaction was deleted.
+        let counter = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?",
+                                         arguments: [HistoryWriter.transactionEntity])
+        let newest = max(summary.lastToken ?? 0, counter ?? 0)
+        let kept = summary.firstToken.flatMap { first in summary.lastToken.map { first...$0 } }
+        if after < 0 || after > newest { throw HistoryError.unknownToken(after, kept: kept) }
+        let oldest = summary.firstToken ?? newest + 1
+        if after < oldest - 1 { throw HistoryError.tokenExpired(after, oldest: summary.firstToken) }
     }
 
-    /// The attributes an entity keeps in a delete's tombstone, in `ZTOMBSTONEn` order.
-    public static func preservedAttributes(_ entity: EntityMapping) -> [AttributeDescription] {
-        entity.attributes.map(\.attribute).filter { $0.preservesValueInHistoryOnDeletion && !$0.allowsExternalBinaryDataStorage }
-            .sorted { $0.name < $1.name }
+    /// The attributes an entity keeps in a delete's tombstone, in `ZTOMBSTONEn` order: those
+    /// the entity's ancestors declare first (the root's first), then its own, each level by
+    /// name, as Core Data's own deletes fill them (knowledgeC's `Event`: `uuid`, declared by
+    /// `Object`, in 0; its own `shouldSync` in 1). "Declared by" is the highest entity that
+    /// has a property of that name, since older model caches repeat inherited properties in
+    /// each sub-entity as if they were its own.
+    public static func preservedAttributes(_ entity: EntityMapping, model: ManagedObjectModel) -> [AttributeDescription] {
+        var chain: [EntityDescription] = model.ancestors(of: entity.name).reversed()
+        if let own = model.entity(named: entity.name) { chain.append(own) }
+        func level(_ name: String) -> Int {
+            chain.firstIndex { owner in owner.properties.contains { $0.name == name } } ?? chain.count
+        }
+        let preserved = entity.attributes.map(\.attribute)
+            .filter { $0.preservesValueInHistoryOnDeletion && !$0.allowsExternalBinaryDataStorage }
+        let levels: [(level: Int, attribute: AttributeDescription)] = preserved.map { (level($0.name), $0) }
+        return levels.sorted { a, b in a.level != b.level ? a.level < b.level : a.attribute.name < b.attribute.name }.map(\.attribute)
     }
 
     // MARK: SQL
@@ -200,7 +221,7 @@ private struct EntityLookup {
         if let known = found[number] { return known }
         let entry = Int(exactly: number).flatMap { store.mapping.entity(withID: $0) }.map {
             Entry(mapping: $0, bits: UpdatedPropertyBits(entity: $0.name, model: store.model),
-                  preserved: PersistentHistory.preservedAttributes($0))
+                  preserved: PersistentHistory.preservedAttributes($0, model: store.model))
         }
         found[number] = entry
         return entry
