@@ -7,13 +7,19 @@ public struct WatchCommand: SessionCommand {
         commandName: "watch",
         abstract: "Follow the store as other processes commit: each inserted, updated and deleted object, as it happens.",
         discussion: """
-            A generation that advances: watch holds a snapshot, sleeps until the store's change counter moves \
-            (the WAL index in WAL mode, the file change counter in rollback mode; it never spins), lists what \
-            changed between the old and the new snapshot, and moves on. An update shows the changed keys with \
-            old → new values. On a store with persistent history, each change names the transaction's author, \
-            context and process (a writer that records no history, such as the sqlite3 shell, shows none). \
-            Lines are flushed as they happen; --format json prints one JSON object per line (JSON Lines). \
-            Ctrl-C ends it; --limit and --timeout end it too, for scripts.
+            watch holds nothing of the store between looks (no read transaction, no lock), so an app's \
+            checkpoints and writes go on as if it were not there. It sleeps until the store's change counter \
+            moves (the WAL index in WAL mode, the file change counter in rollback mode; it never spins), then \
+            looks at the rows that can have changed: in WAL mode those on the pages the new -wal frames wrote. \
+            Changes made between two looks merge into one: an object inserted and then updated shows as one \
+            insert with its newest values. It keeps a hash of each value, not the values, so an update shows \
+            the changed keys with their new values; a to-many relationship that changed shows its objects now. \
+            With --where, an object that starts to match shows as 'enters' and one that stops as 'leaves', as a \
+            fetched results controller reports a move into or out of its fetch. On a store with persistent \
+            history, each change names the transaction's author, context and process (a writer that records no \
+            history, such as the sqlite3 shell, shows none). Lines are flushed as they happen; --format json \
+            prints one JSON object per line (JSON Lines). Ctrl-C ends it; --limit and --timeout end it too, for \
+            scripts. A store deleted or replaced while watched ends it with an error (exit 1).
             """)
 
     @Argument(help: "The entity to watch (with its sub-entities); all entities when left out.", completion: EntityCompletion.kind)
@@ -72,23 +78,25 @@ final class WatchPrinter {
 
     func print(_ event: WatchEvent) {
         let time = OutputValue.date(Date().timeIntervalSinceReferenceDate)
-        let type = event.kind == .inserted ? "insert" : event.kind == .updated ? "update" : "delete"
+        let type = event.kind.rawValue
         let t = event.transaction
         switch format {
         case .json:
-            let changes = OutputValue.object(event.changes.map { change in
-                (change.key, .object([("old", change.old.map { OutputValue($0) } ?? .null), ("new", change.new.map { OutputValue($0) } ?? .null)]))
-            })
-            var pairs: [(String, OutputValue)] = [("time", time), ("type", .string(type)), ("objectID", .objectID(event.objectID.uri)),
-                                                  ("changes", changes)]
-            pairs += [("token", t.map { .integer($0.token) } ?? .null), ("author", HistoryRows.text(t?.author)),
-                      ("contextName", HistoryRows.text(t?.contextName)), ("processID", HistoryRows.text(t?.processID))]
+            let changes = OutputValue.object(event.values.map { key, value in (key, .object([("new", OutputValue(value))])) })
+            var pairs: [(String, OutputValue)] = [("time", time), ("type", .string(type)), ("objectID", .objectID(event.objectID.uri))]
+            pairs.append(("changes", changes))
+            pairs.append(("token", t.map { .integer($0.token) } ?? .null))
+            pairs.append(("author", HistoryRows.text(t?.author)))
+            pairs.append(("contextName", HistoryRows.text(t?.contextName)))
+            pairs.append(("processID", HistoryRows.text(t?.processID)))
             sink.line(OutputValue.object(pairs).jsonText)
         case .csv:
             rows?.row([time, .string(type), .objectID(event.objectID.uri), .string(summary(event)), HistoryRows.text(t?.author),
                        HistoryRows.text(t?.contextName), HistoryRows.text(t?.processID)])
         case .table, .line:
-            var line = "\(time.text)  \(type)  \(event.objectID.uri)  \(summary(event))"
+            var line = "\(time.text)  \(type)  \(event.objectID.uri)"
+            let described = summary(event)
+            if !described.isEmpty { line += "  " + described }
             if let t {
                 line += "  (transaction \(t.token) by \(t.author ?? "no author"), context \(t.contextName ?? "unnamed"), process \(t.processID ?? "unknown"))"
             }
@@ -97,10 +105,10 @@ final class WatchPrinter {
         sink.flush()
     }
 
-    /// `age: 30 → 31; name: "a" → "b"` for an update, `key=value, …` for an insert or delete.
+    /// `age → 31; name → "b"` for an update, `key=value, …` for an insert or an object that
+    /// entered; nothing for a delete or one that left.
     private func summary(_ event: WatchEvent) -> String {
-        func text(_ value: ObjectValue?) -> String {
-            guard let value else { return "NULL" }
+        func text(_ value: ObjectValue) -> String {
             let shown = OutputValue(value)
             switch shown {
             case .string, .uuid: return shown.jsonText
@@ -108,9 +116,9 @@ final class WatchPrinter {
             }
         }
         switch event.kind {
-        case .updated: return event.changes.map { "\($0.key): \(text($0.old)) → \(text($0.new))" }.joined(separator: "; ")
-        case .inserted: return event.changes.map { "\($0.key)=\(text($0.new))" }.joined(separator: ", ")
-        case .deleted: return event.changes.map { "\($0.key)=\(text($0.old))" }.joined(separator: ", ")
+        case .updated: return event.values.map { "\($0.key) → \(text($0.value))" }.joined(separator: "; ")
+        case .inserted, .entered: return event.values.map { "\($0.key)=\(text($0.value))" }.joined(separator: ", ")
+        case .deleted, .left: return ""
         }
     }
 

@@ -20,6 +20,9 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
     case primaryKeyCounterDamaged(entity: String, stored: String, problem: String)
     /// Ctrl-C (SIGINT) stopped the command; whatever it was writing was rolled back.
     case interrupted
+    /// The file at the store's path was deleted, or another file was moved over it, while
+    /// it was followed: what happens to the new file is not what was being followed.
+    case replaced(path: String)
 
     public var description: String {
         switch self {
@@ -52,6 +55,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
             return "cannot read the model: \(why)"
         case .sqlite(let message):
             return message
+        case .replaced(let path):
+            return "\(path) was deleted or replaced while it was watched: changes after that are not followed"
         case .primaryKeyCounterDamaged(let entity, let stored, let problem):
             return "Z_PRIMARYKEY's Z_MAX for \(entity) is \(stored), \(problem): "
                 + "new \(entity) objects cannot be given primary keys"

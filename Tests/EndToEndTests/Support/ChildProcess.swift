@@ -49,10 +49,14 @@ struct ChildProcess {
         }
     }
 
+    /// nil while the child runs (or a signal interrupted the wait); a child already reaped
+    /// by an earlier call reports status -1 rather than leaving `wait` to spin.
     private func reap(options: Int32) -> (status: Int32, peakMemory: Int)? {
         var raw: Int32 = 0
         var usage = rusage()
-        guard wait4(pid, &raw, options, &usage) == pid else { return nil }
+        let reaped = wait4(pid, &raw, options, &usage)
+        if reaped == -1 && errno == ECHILD { return (-1, 0) }
+        guard reaped == pid else { return nil }
         let signal = raw & 0x7f
         #if canImport(Darwin)
         let peak = Int(usage.ru_maxrss)  // bytes

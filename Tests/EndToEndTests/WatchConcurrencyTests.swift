@@ -1,0 +1,119 @@
+import Foundation
+import GRDB
+import XCTest
+
+/// `watch` beside a busy app: a writer in this process commits 3,000 times and checkpoints
+/// with TRUNCATE every 100 commits, as an app that keeps its -wal small does, while a
+/// `cdinspect watch` process follows the store. watch holds no read transaction between looks,
+/// so every checkpoint completes and the -wal ends empty; every change is still reported.
+final class WatchConcurrencyTests: XCTestCase {
+    struct Run {
+        var seconds: Double
+        var busyCheckpoints: Int
+        var deleted: [Int64]
+        var lastAge: Int
+    }
+
+    /// Commits as an app would: one transaction per change, with a busy timeout.
+    func write(_ store: String, from first: Int64) throws -> Run {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        let queue = try DatabaseQueue(path: store, configuration: configuration)
+        let person = try queue.read { try Int64.fetchOne($0, sql: "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Person'") } ?? 0
+        var run = Run(seconds: 0, busyCheckpoints: 0, deleted: [], lastAge: 0)
+        let start = Date()
+        for i in 0..<3_000 {
+            let key = first + Int64(i)
+            try queue.write { db in
+                try db.execute(sql: "INSERT INTO ZPERSON(Z_PK, Z_ENT, Z_OPT, ZNAME, ZAGE, ZISACTIVE) VALUES (?, ?, 1, ?, ?, 1)",
+                               arguments: [key, person, "w\(i)", i % 100])
+                if i % 7 == 0 {
+                    try db.execute(sql: "UPDATE ZPERSON SET ZAGE = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = 1", arguments: [1_000 + i])
+                    run.lastAge = 1_000 + i
+                }
+                if i % 50 == 49 {
+                    try db.execute(sql: "DELETE FROM ZPERSON WHERE Z_PK = ?", arguments: [key - 30])
+                    run.deleted.append(key - 30)
+                }
+            }
+            if i % 100 == 99 {
+                let result = try queue.writeWithoutTransaction { try Row.fetchOne($0, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+                if (result?[0] as Int?) != 0 { run.busyCheckpoints += 1 }
+            }
+        }
+        run.seconds = Date().timeIntervalSince(start)
+        try queue.close()
+        return run
+    }
+
+    func testAWriterThatCheckpointsIsNeitherBlockedNorSlowedAndEveryChangeIsReported() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        for name in ["alone", "alone2", "watched"] {
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent(name), withIntermediateDirectories: true)
+        }
+        let baseline = try Fixtures.exampleStore(in: folder.appendingPathComponent("alone"), history: false).path
+        let store = try Fixtures.exampleStore(in: folder.appendingPathComponent("watched"), history: false).path
+        let first = 1_000
+
+        // The writer alone, then watched; the first run warms the page cache for both.
+        _ = try write(baseline, from: Int64(first))
+        let alone = try write(try Fixtures.exampleStore(in: folder.appendingPathComponent("alone2"), history: false).path,
+                              from: Int64(first))
+
+        let output = folder.appendingPathComponent("watch.jsonl").path
+        let watcher = try ChildProcess([CLI.binary.path, "watch", store, "Person", "--format", "json", "--timeout", "120"],
+                                       environment: ProcessInfo.processInfo.environment, files: [1: output])
+        Thread.sleep(forTimeInterval: 1)  // the first look: every row read once
+        let watched: Run
+        do {
+            watched = try write(store, from: Int64(first))
+        } catch {
+            kill(watcher.pid, SIGKILL)
+            _ = watcher.wait()
+            throw error
+        }
+        Thread.sleep(forTimeInterval: 1)
+        kill(watcher.pid, SIGINT)
+        XCTAssertEqual(watcher.wait().status, 0)
+
+        XCTAssertEqual(watched.busyCheckpoints, 0, "checkpoints that found a reader in the way")
+        XCTAssertEqual(alone.busyCheckpoints, 0)
+        XCTAssertEqual(StoreFile.size(store + "-wal"), 0, "the -wal after the last TRUNCATE")
+        XCTAssertLessThanOrEqual(watched.seconds, alone.seconds * 1.10,
+                                 "the writer took \(watched.seconds) s watched, \(alone.seconds) s alone")
+
+        var inserted: [Int64: Int] = [:]
+        var deleted = Set<Int64>()
+        var ages: [Int] = []
+        let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
+        for line in lines {
+            let event = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let key = try XCTUnwrap(Int64((event["objectID"] as? String)?.split(separator: "p").last ?? ""))
+            let changes = event["changes"] as? [String: [String: Any]] ?? [:]
+            switch event["type"] as? String {
+            case "insert": inserted[key, default: 0] += 1
+            case "delete": deleted.insert(key)
+            case "update" where key == 1: ages.append(changes["age"]?["new"] as? Int ?? -1)
+            default: XCTFail("unexpected event: \(line)")
+            }
+        }
+        for i in 0..<3_000 {
+            let key = Int64(first + i)
+            if watched.deleted.contains(key) {
+                // Inserted and deleted between two looks merges into nothing; else both show.
+                XCTAssertEqual(inserted[key] ?? 0, deleted.contains(key) ? 1 : 0, "row \(key)")
+            } else {
+                XCTAssertEqual(inserted[key], 1, "row \(key)")
+            }
+        }
+        XCTAssertTrue(deleted.isSubset(of: Set(watched.deleted)))
+        XCTAssertEqual(ages.last, watched.lastAge)
+        print("writer: \(alone.seconds) s alone, \(watched.seconds) s watched; \(lines.count) events")
+    }
+}
+
+private enum StoreFile {
+    static func size(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+    }
+}
