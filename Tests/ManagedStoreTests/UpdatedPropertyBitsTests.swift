@@ -30,6 +30,22 @@ final class UpdatedPropertyBitsTests: XCTestCase {
         XCTAssertEqual(bits.names([0x10]), ["title"])
     }
 
+    /// A to-one into a hierarchy is stored as its key and its destination's entity: two bits.
+    func testAToOneIntoAHierarchyTakesTwoBits() {
+        let model = ManagedObjectModel(entities: [
+            EntityDescription(name: "Syncing", isAbstract: true),
+            EntityDescription(name: "Note", superentityName: "Syncing"),
+            EntityDescription(name: "State", properties: [
+                .attribute(AttributeDescription(name: "version", type: .integer64)),
+                .relationship(RelationshipDescription(name: "object", destinationEntityName: "Syncing", inverseName: "state")),
+            ]),
+        ], source: .modelCache)
+        let bits = UpdatedPropertyBits(entity: "State", model: model)
+        XCTAssertEqual(bits.names, ["object", "object", "version"])
+        XCTAssertEqual(bits.bitmap(["object"]), [0xC0])
+        XCTAssertEqual(bits.names([0xE0]), ["object", "version"])
+    }
+
     func testUnnamedBitsShowTheirNumber() {
         let bits = UpdatedPropertyBits(orderedNames: ["a", "b", "c"])
         XCTAssertEqual(bits.names([0x80 | 0x08]), ["a", "#4"])

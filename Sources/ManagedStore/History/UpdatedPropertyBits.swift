@@ -8,15 +8,20 @@
 /// of byte `i / 8`), bit 0 is the first property, and the properties are numbered in groups:
 /// persistent to-one relationships, persistent attributes, persistent to-many relationships
 /// (unordered, then ordered), then the transient attributes, to-ones and to-manys, and
-/// fetched properties; inside each group by name, inherited and own together. A bitmap is
-/// `ceil(count / 8)` bytes, transient properties counted.
+/// fetched properties; inside each group by name, inherited and own together. A to-one
+/// whose destination has sub-entities is stored as two columns (its key and `Z<n>_…`, the
+/// destination's entity) and takes two bits, both set when it changes: Notes' ICCloudState
+/// (five properties, its to-one into the ICCloudSyncingObject hierarchy) sets bits 2 and 5
+/// in all 124 of its updates, `currentLocalVersion` and `localVersionDate` when the to-one
+/// counts twice. A bitmap is `ceil(slots / 8)` bytes, transient properties counted.
 ///
 /// The rule fits every case in Screen Time and most in Photos, but not all (Notes numbers
 /// its to-many relationships in another order): so a bit is named only as the rule names
 /// it, and one past the entity's properties, or in a bitmap shorter than this model's, is
 /// shown as `#N`, never as a guessed name.
 public struct UpdatedPropertyBits: Sendable {
-    /// The entity's property names in bit order (bit 0 first).
+    /// The entity's property names in bit order (bit 0 first); a to-one that takes two bits
+    /// is there twice.
     public let names: [String]
 
     /// Names already in bit order.
@@ -24,10 +29,16 @@ public struct UpdatedPropertyBits: Sendable {
 
     public init(entity: String, model: ManagedObjectModel) {
         let properties = model.allProperties(of: entity).map(\.property)
+        let hierarchies = Set(model.entities.compactMap(\.superentityName))
         names = properties.sorted { a, b in
             let (ga, gb) = (Self.group(a), Self.group(b))
             return ga != gb ? ga < gb : a.name < b.name
-        }.map(\.name)
+        }.flatMap { property -> [String] in
+            if case .relationship(let r) = property, Self.group(property) == 0, hierarchies.contains(r.destinationEntityName) {
+                return [r.name, r.name]
+            }
+            return [property.name]
+        }
     }
 
     /// Where a property's group stands in the numbering.
@@ -43,7 +54,7 @@ public struct UpdatedPropertyBits: Sendable {
 
     public var byteCount: Int { (names.count + 7) / 8 }
 
-    /// The names of the set bits, in bit order.
+    /// The names of the set bits, in bit order, each once.
     public func names(_ bitmap: [UInt8]) -> [String] {
         // A shorter bitmap was written under a model with fewer properties: its numbering
         // is not this model's.
@@ -52,7 +63,8 @@ public struct UpdatedPropertyBits: Sendable {
         for (byteIndex, byte) in bitmap.enumerated() where byte != 0 {
             for bit in 0..<8 where byte & (0x80 >> UInt8(bit)) != 0 {
                 let index = byteIndex * 8 + bit
-                result.append(named && index < names.count ? names[index] : "#\(index)")
+                let name = named && index < names.count ? names[index] : "#\(index)"
+                if result.last != name { result.append(name) }
             }
         }
         return result
@@ -61,8 +73,8 @@ public struct UpdatedPropertyBits: Sendable {
     /// The bitmap Core Data would write for an update of `keys`.
     public func bitmap(_ keys: some Sequence<String>) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: byteCount)
-        for key in keys {
-            guard let index = names.firstIndex(of: key) else { continue }
+        let wanted = Set(keys)
+        for (index, name) in names.enumerated() where wanted.contains(name) {
             bytes[index / 8] |= 0x80 >> UInt8(index % 8)
         }
         return bytes
