@@ -48,6 +48,10 @@ let package = Package(
             name: "CEditline",
             path: "Sources/CLineEditor/Editline",
             providers: [.apt(["libedit-dev"]), .brew(["libedit"])]),
+        // sqlite3_db_config for the read-only `sql` connection: variadic, so Swift needs a shim.
+        .systemLibrary(
+            name: "CSQLiteControls",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(
             name: "ManagedStore",
             dependencies: [
@@ -55,6 +59,7 @@ let package = Package(
                 // The SQLite C API itself, to read fetched columns without per-value generics.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 "CZlib",
+                "CSQLiteControls",
             ]),
         .target(
             name: "Inspector",

@@ -49,10 +49,13 @@ for size in sizes:
     writer = sqlite3.connect(store, timeout=10, isolation_level=None)
     def commit(key, age):
         writer.execute("UPDATE ZPERSON SET ZAGE = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?", (age, key))
-    # The first look reads every row once: done when the first commit shows.
-    commit(1, 1000)
+    # The first look reads every row once: done when a commit shows (one made before it is
+    # part of what it first saw, so commit until one shows).
+    probe = 0
     while os.path.getsize(events) == 0:
-        time.sleep(0.01)
+        probe += 1
+        commit(1, 100000 + probe)
+        time.sleep(0.05)
     first = time.perf_counter() - started
     before = cpu(watcher.pid)
     rng = random.Random(1)

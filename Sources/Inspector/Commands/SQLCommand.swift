@@ -6,10 +6,14 @@ public struct SQLCommand: SessionCommand {
         commandName: "sql",
         abstract: "Run read-only SQL against the store's tables, printed in the session's format.",
         discussion: """
-            The sqlite3 habit, model-free: one statement, on the store's read-only connection; a statement that \
-            would write is refused before it runs. In a session, 'sql SELECT …' takes the rest of the line as the \
-            query (quote it to give options first). ? parameters take their values from --bind, in order, or \
-            from 'bind[i] = VALUE' lines after the SQL: the output of 'explain' can be pasted in whole.
+            The sqlite3 habit, model-free: exactly one statement, on a connection of its own that SQLite keeps \
+            from writing (read-only, query_only, defensive, an authorizer): anything but reading is refused \
+            before it runs (writes, transactions, ATTACH, pragmas that set something, functions outside the \
+            usual ones), and so is text after the statement. A statement stops after --timeout seconds (default \
+            5) or when it needs more than 512 MB, and no string or blob may pass 64 MB. In a session, \
+            'sql SELECT …' takes the rest of the line as the query (quote it to give options first). ? parameters \
+            take their values from --bind, in order, or from 'bind[i] = VALUE' lines after the SQL: the output of \
+            'explain' can be pasted in whole.
             """)
 
     @Argument(help: "The SQL statement.")
@@ -18,6 +22,14 @@ public struct SQLCommand: SessionCommand {
     public var bind: [String] = []
     @Option(name: .long, parsing: .unconditional, help: "Print at most N rows.", transform: ObjectCount.parse)
     public var limit: Int?
+    @Option(name: .long, help: ArgumentHelp("Stop the statement after this many seconds (default 5; 0: no limit).", valueName: "seconds"),
+            transform: { text in
+                guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+                    throw CommandError.usage("--timeout takes a number of seconds, not '\(text)'")
+                }
+                return seconds
+            })
+    public var timeout: Double?
     @OptionGroup public var output: FormatOption
 
     public init() {}
@@ -27,7 +39,9 @@ public struct SQLCommand: SessionCommand {
         let bindings = (bind + pasted).map(ReadOnlyQuery.binding)
         var writer: RowWriter?
         var printed = 0
-        try ReadOnlyQuery.run(sql, bindings: bindings, store: session.store, columns: { names in
+        var limits = QueryLimits()
+        if let timeout { limits.seconds = timeout }
+        try ReadOnlyQuery.run(sql, bindings: bindings, store: session.store, limits: limits, columns: { names in
             writer = RowWriter(columns: names, format: session.format(output.format), sink: session.output)
         }, row: { values in
             if let limit, limit > 0, printed >= limit { return false }

@@ -35,16 +35,6 @@ public enum GenerationDiff {
         }
     }
 
-    /// The changes between two held generations, for the given concrete entities only.
-    static func changes(_ store: PersistentStore, _ older: Generation, _ newer: Generation, entities: [EntityMapping],
-                        _ body: (GenerationChange) throws -> Void) throws {
-        try older.read { a in
-            try newer.read { b in
-                for entity in entities.sorted(by: { $0.name < $1.name }) { try diff(entity, store: store, a, b, body) }
-            }
-        }
-    }
-
     /// The newest state is read in a snapshot of its own, so that every entity is read at
     /// the same transaction even while other processes commit.
     private static func read<T>(_ generation: Generation?, _ coordinator: Coordinator, _ body: (Database) throws -> T) throws -> T {

@@ -78,6 +78,7 @@ public final class PredicateCompiler {
         case .or(let terms):
             var inner = ctx
             inner.outer = true
+            if terms.count >= Self.longDisjunction { return try disjunction(terms, inner) }
             return SQLFragment.chained(try terms.map { try compile($0, inner).parenthesized() }, separator: " OR ")
         case .not(let term):
             var inner = ctx
