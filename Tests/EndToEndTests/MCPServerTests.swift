@@ -128,7 +128,7 @@ final class MCPServerTests: XCTestCase {
         XCTAssertEqual((rows["rows"] as? [[String: Any]])?.compactMap { $0["ZNAME"] as? String }, ["dave0", "dave1"])
         XCTAssertEqual(rows["truncated"] as? Bool, true)
         let write = try server.call("sql", ["query": "UPDATE ZPERSON SET ZAGE = 0"])
-        XCTAssertTrue(write.isError && write.text.contains("would change the store"), write.text)
+        XCTAssertTrue(write.isError && write.text.contains("a statement that changes rows is not allowed"), write.text)
         for tool in ["batch-update", "save", "insert", "update"] {
             let refused = try server.call(tool, ["entity": "Person"])
             XCTAssertTrue(refused.isError && refused.text.hasPrefix("no tool '\(tool)'"), refused.text)

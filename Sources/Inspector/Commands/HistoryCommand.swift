@@ -110,12 +110,16 @@ enum HistoryRows {
 }
 
 /// `history --changes --format json`: one object per transaction with its changes nested,
-/// written as the changes stream in (a transaction may hold a million of them).
+/// written as the changes stream in (a transaction may hold a million of them). Each change
+/// is written straight into the sink, the same JSON `HistoryRows.change` describes, with
+/// what repeats (an entity's name and object URI prefix) rendered once per entity.
 final class NestedChangeWriter {
     let sink: OutputSink
     let store: PersistentStore
     private var current: Int64?
     private var transactions = 0
+    /// Per entity number: `"entity": "Name", "objectID": "x-coredata://…/Name/p`.
+    private var entityPieces: [Int64: String] = [:]
 
     init(sink: OutputSink, store: PersistentStore) {
         self.sink = sink
@@ -135,7 +139,37 @@ final class NestedChangeWriter {
         } else {
             sink.write(",\n    ")
         }
-        sink.write(OutputValue.object(HistoryRows.change(change, store: store)).jsonText)
+        guard change.tombstone.isEmpty else {
+            sink.write(OutputValue.object(HistoryRows.change(change, store: store)).jsonText)
+            return
+        }
+        sink.write("{\"type\": ")
+        sink.write(OutputValue.string(change.type?.name ?? "#\(change.storedType)").jsonText)
+        sink.write(", ")
+        sink.write(entityPiece(change))
+        sink.integer(change.primaryKey)
+        sink.write("\", \"updated\": ")
+        if let updated = change.updatedProperties {
+            sink.byte(91)  // [
+            for (i, name) in updated.enumerated() {
+                sink.write(i == 0 ? "\"" : ", \"")
+                sink.jsonEscaped(name)
+                sink.byte(34)
+            }
+            sink.byte(93)  // ]
+        } else {
+            sink.write("null")
+        }
+        sink.write(", \"tombstone\": null}")
+    }
+
+    private func entityPiece(_ change: HistoryChange) -> String {
+        if let known = entityPieces[change.entityNumber] { return known }
+        let entity = change.entityName ?? "#\(change.entityNumber)"
+        let piece = "\"entity\": " + OutputValue.string(entity).jsonText + ", \"objectID\": "
+            + String(OutputValue.string(ObjectID.uriPrefix(storeUUID: store.uuid, entityName: entity)).jsonText.dropLast())
+        entityPieces[change.entityNumber] = piece
+        return piece
     }
 
     func finish() {

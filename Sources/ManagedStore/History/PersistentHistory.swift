@@ -71,28 +71,44 @@ public struct PersistentHistory {
             + Self.whereClause(conditions) + " ORDER BY c.ZTRANSACTIONID, c.Z_PK"
         if let limit = query.limit { sql += " LIMIT \(limit)" }
         var entities = EntityLookup(store: store)
-        let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(conditions.flatMap(\.1)))
-        while let row = try rows.next() {
+        // Read through the C API, and a transaction's columns only when its token changes:
+        // a transaction's changes come together, and a history holds millions of them.
+        let statement = try db.makeStatement(sql: sql)
+        let reader = ColumnReader(statement.sqliteStatement)
+        try reader.bind(conditions.flatMap(\.1), db)
+        var transaction = HistoryTransaction(token: -1)
+        var bitmaps: [Int64: [[UInt8]: [String]]] = [:]
+        while try reader.step(db) {
             try Cancellation.check()
-            var transaction = Self.transaction(row)
-            let token: Int64 = row[6] ?? 0
-            transaction.token = token
-            let storedType: Int64 = row[7] ?? -1
-            let number: Int64 = row[8] ?? 0
+            let token = reader.int64(6)
+            if token != transaction.token || transaction.token == -1 {
+                transaction = Self.transaction(reader)
+                transaction.token = token
+            }
+            let storedType = reader.isNull(7) ? -1 : reader.int64(7)
+            let number = reader.int64(8)
             let entity = entities.entity(number)
             var change = HistoryChange(token: token, type: HistoryChangeType(rawValue: storedType), storedType: storedType,
-                                       entityName: entity?.mapping.name, entityNumber: number, primaryKey: row[9] ?? 0,
+                                       entityName: entity?.mapping.name, entityNumber: number, primaryKey: reader.int64(9),
                                        updatedProperties: nil, tombstone: [])
             if change.type == .update {
-                let bitmap: Data? = row[10]
-                change.updatedProperties = bitmap.map { bits in
-                    entity?.bits.names([UInt8](bits)) ?? UpdatedPropertyBits(orderedNames: []).names([UInt8](bits))
-                } ?? []
+                if case .blob(let bits) = reader.stored(10) {
+                    if let known = bitmaps[number]?[bits] {
+                        change.updatedProperties = known
+                    } else {
+                        let names = entity?.bits.names(bits) ?? UpdatedPropertyBits(orderedNames: []).names(bits)
+                        // Bitmaps repeat; a bounded number of them is remembered per entity.
+                        if bitmaps[number, default: [:]].count < 4096 { bitmaps[number, default: [:]][bits] = names }
+                        change.updatedProperties = names
+                    }
+                } else {
+                    change.updatedProperties = []
+                }
             }
             if change.type == .delete, let entity {
                 for (slot, attribute) in entity.preserved.enumerated() {
                     guard let index = tombstones.firstIndex(where: { $0.0 == slot }) else { continue }
-                    let stored = StoredValue(row[11 + index] as DatabaseValue)
+                    let stored = reader.stored(11 + index)
                     change.tombstone.append((attribute.name, AttributeValueDecoder.decode(stored, as: attribute, store: store.file)))
                 }
             }
@@ -189,6 +205,27 @@ public struct PersistentHistory {
     private static func transaction(_ row: Row) -> HistoryTransaction {
         HistoryTransaction(token: row[0] ?? 0, timestamp: row[1], author: text(row[2]), contextName: text(row[3]),
                            bundleID: text(row[4]), processID: text(row[5]))
+    }
+
+    /// The transaction columns of a change row, as `transaction(_:)` reads them from a `Row`.
+    private static func transaction(_ reader: ColumnReader) -> HistoryTransaction {
+        func text(_ i: Int) -> String? {
+            switch reader.stored(i) {
+            case .null: return nil
+            case .text(let s): return s
+            case .integer(let n): return String(n)
+            case .real(let d): return String(d)
+            case .blob(let bytes): return String(decoding: bytes, as: UTF8.self)
+            }
+        }
+        let timestamp: Double?
+        switch reader.stored(1) {
+        case .real(let d): timestamp = d
+        case .integer(let n): timestamp = Double(n)
+        default: timestamp = nil
+        }
+        return HistoryTransaction(token: reader.int64(0), timestamp: timestamp, author: text(2), contextName: text(3),
+                                  bundleID: text(4), processID: text(5))
     }
 
     /// Text as stored; a number where a string belongs (a hand-edited row) is shown as text.
