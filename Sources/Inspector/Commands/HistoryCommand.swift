@@ -130,10 +130,14 @@ final class NestedChangeWriter {
     func write(_ transaction: HistoryTransaction, _ change: HistoryChange) {
         if current != transaction.token {
             if current != nil { sink.write("\n  ]}") }
-            sink.write(transactions == 0 ? "\n  " : ",\n  ")
-            let pairs = zip(HistoryRows.transactionColumns, HistoryRows.values(transaction)).map { ($0, $1) }
-            let object = OutputValue.object(pairs).jsonText
-            sink.write(String(object.dropLast()) + ", \"changes\": [\n    ")
+            sink.write(transactions == 0 ? "\n  {" : ",\n  {")
+            for (i, (key, value)) in zip(HistoryRows.transactionColumns, HistoryRows.values(transaction)).enumerated() {
+                sink.write(i == 0 ? "\"" : ", \"")
+                sink.write(key)
+                sink.write("\": ")
+                value.writeJSON(to: sink)
+            }
+            sink.write(", \"changes\": [\n    ")
             current = transaction.token
             transactions += 1
         } else {
@@ -143,9 +147,12 @@ final class NestedChangeWriter {
             sink.write(OutputValue.object(HistoryRows.change(change, store: store)).jsonText)
             return
         }
-        sink.write("{\"type\": ")
-        sink.write(OutputValue.string(change.type?.name ?? "#\(change.storedType)").jsonText)
-        sink.write(", ")
+        switch change.type {
+        case .insert?: sink.write("{\"type\": \"insert\", ")
+        case .update?: sink.write("{\"type\": \"update\", ")
+        case .delete?: sink.write("{\"type\": \"delete\", ")
+        case nil: sink.write("{\"type\": \"#\(change.storedType)\", ")
+        }
         sink.write(entityPiece(change))
         sink.integer(change.primaryKey)
         sink.write("\", \"updated\": ")

@@ -63,36 +63,40 @@ public struct PersistentHistory {
         let tombstones = changeTable.columns.map(\.name).filter { $0.uppercased().hasPrefix("ZTOMBSTONE") }
             .compactMap { name -> (Int, String)? in Int(name.dropFirst("ZTOMBSTONE".count)).map { ($0, name) } }
             .sorted { $0.0 < $1.0 }
-        let conditions = changeConditions(query, alias: "c") + transactionConditions(query, alias: "t")
-        var sql = "SELECT " + transactionColumns("t") + ", c.ZTRANSACTIONID, c.ZCHANGETYPE, c.ZENTITY, c.ZENTITYPK, "
-            + changeTable.select("ZCOLUMNS", "c")
+        let transactionFilter = transactionConditions(query, alias: "t")
+        let conditions = changeConditions(query, alias: "c") + transactionFilter
+        // The transaction's columns (four interned strings) are read once per transaction,
+        // by a point query, not on every change row; the join stays only for its filters.
+        var sql = "SELECT c.ZTRANSACTIONID, c.ZCHANGETYPE, c.ZENTITY, c.ZENTITYPK, " + changeTable.select("ZCOLUMNS", "c")
             + tombstones.map { ", c.\(SQL.identifier($0.1))" }.joined()
-            + " FROM ACHANGE c LEFT JOIN ATRANSACTION t ON t.Z_PK = c.ZTRANSACTIONID"
+            + " FROM ACHANGE c" + (transactionFilter.isEmpty ? "" : " LEFT JOIN ATRANSACTION t ON t.Z_PK = c.ZTRANSACTIONID")
             + Self.whereClause(conditions) + " ORDER BY c.ZTRANSACTIONID, c.Z_PK"
         if let limit = query.limit { sql += " LIMIT \(limit)" }
         var entities = EntityLookup(store: store)
-        // Read through the C API, and a transaction's columns only when its token changes:
-        // a transaction's changes come together, and a history holds millions of them.
+        // Read through the C API: a history holds millions of changes.
         let statement = try db.makeStatement(sql: sql)
         let reader = ColumnReader(statement.sqliteStatement)
         try reader.bind(conditions.flatMap(\.1), db)
+        let transactionStatement = try db.makeStatement(sql: "SELECT " + transactionColumns("t") + " FROM ATRANSACTION t WHERE t.Z_PK = ?")
+        let transactionReader = ColumnReader(transactionStatement.sqliteStatement)
         var transaction = HistoryTransaction(token: -1)
         var bitmaps: [Int64: [[UInt8]: [String]]] = [:]
         while try reader.step(db) {
             try Cancellation.check()
-            let token = reader.int64(6)
+            let token = reader.int64(0)
             if token != transaction.token || transaction.token == -1 {
-                transaction = Self.transaction(reader)
+                try transactionReader.bind([token.databaseValue], db)
+                transaction = try transactionReader.step(db) ? Self.transaction(transactionReader) : HistoryTransaction(token: token)
                 transaction.token = token
             }
-            let storedType = reader.isNull(7) ? -1 : reader.int64(7)
-            let number = reader.int64(8)
+            let storedType = reader.isNull(1) ? -1 : reader.int64(1)
+            let number = reader.int64(2)
             let entity = entities.entity(number)
             var change = HistoryChange(token: token, type: HistoryChangeType(rawValue: storedType), storedType: storedType,
-                                       entityName: entity?.mapping.name, entityNumber: number, primaryKey: reader.int64(9),
+                                       entityName: entity?.mapping.name, entityNumber: number, primaryKey: reader.int64(3),
                                        updatedProperties: nil, tombstone: [])
             if change.type == .update {
-                if case .blob(let bits) = reader.stored(10) {
+                if case .blob(let bits) = reader.stored(4) {
                     if let known = bitmaps[number]?[bits] {
                         change.updatedProperties = known
                     } else {
@@ -108,7 +112,7 @@ public struct PersistentHistory {
             if change.type == .delete, let entity {
                 for (slot, attribute) in entity.preserved.enumerated() {
                     guard let index = tombstones.firstIndex(where: { $0.0 == slot }) else { continue }
-                    let stored = reader.stored(11 + index)
+                    let stored = reader.stored(5 + index)
                     change.tombstone.append((attribute.name, AttributeValueDecoder.decode(stored, as: attribute, store: store.file)))
                 }
             }
