@@ -89,6 +89,30 @@ final class HistoryTests: XCTestCase {
         XCTAssertTrue(text.stderr.contains("'abc' is not a history token: a token is a transaction number"), text.stderr)
     }
 
+    /// Tombstones in Core Data's order: knowledgeC's `Event` deletes keep `uuid` (declared by
+    /// its parent `Object`) in ZTOMBSTONE0 and its own `shouldSync` in ZTOMBSTONE1; read so,
+    /// and written so by a batch delete of ours.
+    func testTombstonesOfInheritedAttributesReadAndWriteInCoreDatasOrder() throws {
+        let store = try copy("log2timeline_plaso/knowledgec-10.13.db")
+        let event = try SQLiteShell.read(store, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Event'")
+        let deletes = try changes(store, ["--type", "delete", "--entity", "Event"])
+        XCTAssertEqual(deletes.count, 507)
+        let rows = try SQLiteShell.read(store, """
+            SELECT ZTOMBSTONE0 || '|' || ZTOMBSTONE1 FROM ACHANGE WHERE ZCHANGETYPE = 2 AND ZENTITY = \(event) ORDER BY ZTRANSACTIONID, Z_PK
+            """).split(separator: "\n").map(String.init)
+        XCTAssertEqual(deletes.map { change -> String in
+            let tombstone = change["tombstone"] as? [String: Any] ?? [:]
+            return "\(tombstone["uuid"] as? String ?? "-")|\((tombstone["shouldSync"] as? Bool).map { $0 ? "1" : "0" } ?? "-")"
+        }, rows)
+
+        let last = try SQLiteShell.read(store, "SELECT max(Z_PK) FROM ATRANSACTION")
+        let victim = try SQLiteShell.read(store, "SELECT Z_PK FROM ZOBJECT WHERE Z_ENT = \(event) AND ZUUID IS NOT NULL LIMIT 1")
+        let uuid = try SQLiteShell.read(store, "SELECT ZUUID FROM ZOBJECT WHERE Z_PK = \(victim)")
+        let r = try CLI.run(["batch-delete", store, "Event", "--where", "SELF == 'Event/p\(victim)'"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT ZTOMBSTONE0 FROM ACHANGE WHERE ZTRANSACTIONID > \(last) AND ZCHANGETYPE = 2"), uuid)
+    }
+
     /// `--since` keeps every digit of the fraction: a transaction at …50.919846 is after
     /// …50.91984 and before …50.91985.
     func testSinceKeepsDigitsBelowAMillisecond() throws {

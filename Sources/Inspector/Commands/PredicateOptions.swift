@@ -105,3 +105,13 @@ enum ObjectCount {
         return n
     }
 }
+
+/// `--timeout SECONDS`: a finite number, zero or more.
+enum Seconds {
+    static func parse(_ text: String) throws -> Double {
+        guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+            throw CommandError.usage("--timeout takes a number of seconds, not '\(text)'")
+        }
+        return seconds
+    }
+}

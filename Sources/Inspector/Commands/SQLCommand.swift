@@ -23,12 +23,7 @@ public struct SQLCommand: SessionCommand {
     @Option(name: .long, parsing: .unconditional, help: "Print at most N rows.", transform: ObjectCount.parse)
     public var limit: Int?
     @Option(name: .long, help: ArgumentHelp("Stop the statement after this many seconds (default 5; 0: no limit).", valueName: "seconds"),
-            transform: { text in
-                guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
-                    throw CommandError.usage("--timeout takes a number of seconds, not '\(text)'")
-                }
-                return seconds
-            })
+            transform: Seconds.parse)
     public var timeout: Double?
     @OptionGroup public var output: FormatOption
 

@@ -28,12 +28,7 @@ public struct WatchCommand: SessionCommand {
     @Option(name: .long, parsing: .unconditional, help: "Stop after N changes.", transform: ObjectCount.parse)
     public var limit: Int?
     @Option(name: .long, help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"),
-            transform: { text in
-                guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
-                    throw CommandError.usage("--timeout takes a number of seconds, not '\(text)'")
-                }
-                return seconds
-            })
+            transform: Seconds.parse)
     public var timeout: Double?
     @OptionGroup public var output: FormatOption
 

@@ -136,6 +136,11 @@ struct ColumnReader {
     /// Binds values by position. Text is bound with its length, so a NUL byte inside a value
     /// is part of it rather than its end (GRDB binds text as a C string).
     func bind(_ values: [DatabaseValue], _ db: Database) throws {
+        try bind(values, connection: db.sqliteConnection)
+    }
+
+    /// As `bind(_:_:)`, on a connection GRDB does not hold (`GuardedConnection`).
+    func bind(_ values: [DatabaseValue], connection: OpaquePointer?) throws {
         try Cancellation.check()
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
@@ -163,7 +168,7 @@ struct ColumnReader {
                 }
             }
             guard code == SQLITE_OK else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: connection.map { String(cString: sqlite3_errmsg($0)) })
             }
         }
     }

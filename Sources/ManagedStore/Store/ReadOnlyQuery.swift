@@ -49,10 +49,14 @@ public enum ReadOnlyQuery {
         guard sqlite3_stmt_readonly(statement) != 0 || connection.reportingPragma else { throw QueryError.writes }
         let parameters = Int(sqlite3_bind_parameter_count(statement))
         guard parameters == bindings.count else { throw QueryError.parameters(expected: parameters, given: bindings.count) }
-        try bind(bindings, to: statement, connection.handle)
+        let reader = ColumnReader(statement)
+        do {
+            try reader.bind(bindings.map(\.databaseValue), connection: connection.handle)
+        } catch let error as DatabaseError {
+            throw QueryError.sqlite(error.message ?? "\(error)")
+        }
         let count = Int(sqlite3_column_count(statement))
         columns((0..<count).map { sqlite3_column_name(statement, Int32($0)).map { String(cString: $0) } ?? "" })
-        let reader = ColumnReader(statement)
         while true {
             let step = sqlite3_step(statement)
             if step == SQLITE_DONE { return }
@@ -82,30 +86,6 @@ public enum ReadOnlyQuery {
             }
         }
         return false
-    }
-
-    private static func bind(_ values: [StoredValue], to statement: OpaquePointer, _ db: OpaquePointer) throws {
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        for (i, value) in values.enumerated() {
-            let index = Int32(i + 1)
-            let code: Int32
-            switch value {
-            case .null: code = sqlite3_bind_null(statement, index)
-            case .integer(let v): code = sqlite3_bind_int64(statement, index, v)
-            case .real(let v): code = sqlite3_bind_double(statement, index, v)
-            case .text(let s):
-                var text = s
-                code = text.withUTF8 { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) { chars in
-                        guard let base = chars.baseAddress else { return sqlite3_bind_text(statement, index, "", 0, transient) }
-                        return sqlite3_bind_text(statement, index, base, Int32(chars.count), transient)
-                    }
-                }
-            case .blob(let bytes):
-                code = bytes.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
-            }
-            guard code == SQLITE_OK else { throw QueryError.sqlite(String(cString: sqlite3_errmsg(db))) }
-        }
     }
 
     /// `explain`'s output pasted whole: the SQL, then `bind[i] = VALUE` lines, which give
