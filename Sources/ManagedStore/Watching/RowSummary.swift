@@ -3,7 +3,10 @@
 /// page covers), `Z_ENT`, `Z_OPT`, whether it matched the watch's predicate, and one 32-bit
 /// hash per watched key, in one flat array. A deleted row is marked dead and dropped when a
 /// quarter of the rows are dead, so a delete costs no shift of the arrays.
-struct RowSummary {
+///
+/// A class, so that its arrays have one owner and a row is written in place: as a struct
+/// held by a class, every update copied the whole hash array (480 MB at ten million rows).
+final class RowSummary {
     struct Mark: Equatable {
         var entity: Int64
         var version: Int64
@@ -28,15 +31,18 @@ struct RowSummary {
         return i < keys.count && keys[i] == key && alive[i] ? i : nil
     }
 
-    func hashes(at index: Int) -> ArraySlice<UInt32> { hashes[index * stride..<(index + 1) * stride] }
+    func hashes(at index: Int) -> [UInt32] { Array(hashes[index * stride..<(index + 1) * stride]) }
 
     /// Adds a row or replaces what is remembered of it.
-    mutating func set(_ key: Int64, _ mark: Mark, _ rowHashes: [UInt32]) {
+    func set(_ key: Int64, _ mark: Mark, _ rowHashes: [UInt32]) {
         let i = lowerBound(key)
         if i < keys.count && keys[i] == key {
             if !alive[i] { alive[i] = true; dead -= 1 }
             marks[i] = mark
-            hashes.replaceSubrange(i * stride..<(i + 1) * stride, with: rowHashes)
+            let start = i * stride
+            hashes.withUnsafeMutableBufferPointer { buffer in
+                for j in 0..<min(stride, rowHashes.count) { buffer[start + j] = rowHashes[j] }
+            }
             return
         }
         keys.insert(key, at: i)
@@ -45,7 +51,7 @@ struct RowSummary {
         hashes.insert(contentsOf: rowHashes, at: i * stride)
     }
 
-    mutating func remove(_ key: Int64) {
+    func remove(_ key: Int64) {
         guard let i = index(of: key) else { return }
         alive[i] = false
         dead += 1
@@ -97,7 +103,7 @@ struct RowSummary {
         return low
     }
 
-    private mutating func compact() {
+    private func compact() {
         var (k, m, h): ([Int64], [Mark], [UInt32]) = ([], [], [])
         k.reserveCapacity(count)
         m.reserveCapacity(count)

@@ -165,7 +165,7 @@ public final class StoreWatcher {
                 seen.insert(key)
                 var mark = mark
                 mark.matches = matching?.contains(key) ?? true
-                let old = table.summary.index(of: key).map { (table.summary.marks[$0], Array(table.summary.hashes(at: $0))) }
+                let old = table.summary.index(of: key).map { (table.summary.marks[$0], table.summary.hashes(at: $0)) }
                 if let change = Self.change(table, key, old, (mark, hashes)) { changes.append(change) }
                 table.summary.set(key, mark, hashes)
             }
@@ -182,17 +182,17 @@ public final class StoreWatcher {
     private func summary(of table: WatchedTable, _ db: Database,
                          _ changed: (Int64, (RowSummary.Mark, [UInt32])?, (RowSummary.Mark, [UInt32])?) -> Void) throws -> RowSummary {
         let matching = try matchingKeys(table, nil, db)
-        var next = RowSummary(stride: table.keys.count)
+        let next = RowSummary(stride: table.keys.count)
         let old = table.summary
         try table.forEachRow(nil, db) { key, mark, hashes in
             var mark = mark
             mark.matches = matching?.contains(key) ?? true
             next.set(key, mark, hashes)
-            changed(key, old.index(of: key).map { (old.marks[$0], Array(old.hashes(at: $0))) }, (mark, hashes))
+            changed(key, old.index(of: key).map { (old.marks[$0], old.hashes(at: $0)) }, (mark, hashes))
         }
         for key in old.allKeys() where next.index(of: key) == nil {
             guard let index = old.index(of: key) else { continue }
-            changed(key, (old.marks[index], Array(old.hashes(at: index))), nil)
+            changed(key, (old.marks[index], old.hashes(at: index)), nil)
         }
         return next
     }
