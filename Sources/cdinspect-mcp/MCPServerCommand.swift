@@ -39,7 +39,10 @@ struct MCPServerCommand: ParsableCommand {
             do {
                 let server = Server(name: "cdinspect", version: version, capabilities: .init(tools: .init(listChanged: false)))
                 await server.withMethodHandler(ListTools.self) { _ in .init(tools: MCPTools.list) }
-                await server.withMethodHandler(CallTool.self) { params in tools.call(params.name, params.arguments ?? [:]) }
+                await server.withMethodHandler(CallTool.self) { params in
+                    try MCPTools.validate(params.name, params.arguments ?? [:])
+                    return tools.call(params.name, params.arguments ?? [:])
+                }
                 try await server.start(transport: StdioTransport())
                 await server.waitUntilCompleted()
             } catch {

@@ -28,14 +28,14 @@ final class MCPTools: @unchecked Sendable {
                    properties: [("entity", "string", "The entity.")], required: []),
         Definition(name: "fetch", description: "Objects of an entity as JSON, with 'truncated' when more matched than were returned.",
                    properties: [("entity", "string", "The entity (sub-entities included)."), predicate,
-                                ("sort", "string", "Sort keys, comma-separated, each KEY or KEY:desc."),
+                                ("sort", "list", "Sort keys, comma-separated or an array, each KEY or KEY:desc."),
                                 ("limit", "integer", "At most this many objects (default 100, at most 1000)."),
-                                ("keys", "string", "Only these keys, comma-separated.")],
+                                ("keys", "list", "Only these keys, comma-separated or an array.")],
                    required: ["entity"]),
         Definition(name: "count", description: "How many objects of an entity match a predicate.",
                    properties: [("entity", "string", "The entity."), predicate], required: ["entity"]),
         Definition(name: "explain", description: "The SQL a fetch runs, and its bound values.",
-                   properties: [("entity", "string", "The entity."), predicate, ("sort", "string", "Sort keys, comma-separated.")],
+                   properties: [("entity", "string", "The entity."), predicate, ("sort", "list", "Sort keys, comma-separated or an array.")],
                    required: ["entity"]),
         Definition(name: "history", description: "Persistent history: transactions, or with changes=true one row per change.",
                    properties: [("changes", "boolean", "One row per change."), ("after", "string", "Only after this token."),
@@ -55,14 +55,53 @@ final class MCPTools: @unchecked Sendable {
                    required: []),
     ]
 
+    /// Each tool's input schema, closed: an argument it does not declare is an error, not
+    /// ignored (an agent that wrote `where` for `predicate` got every object as its answer).
     static var list: [Tool] {
         definitions.map { d in
             var properties: [String: Value] = [:]
-            for p in d.properties { properties[p.name] = .object(["type": .string(p.type), "description": .string(p.description)]) }
+            for p in d.properties {
+                let type: Value = p.type == "list" ? .array(["string", "array"]) : .string(p.type)
+                var schema: [String: Value] = ["type": type, "description": .string(p.description)]
+                if p.type == "list" { schema["items"] = .object(["type": "string"]) }
+                properties[p.name] = .object(schema)
+            }
             return Tool(name: d.name, description: d.description,
                         inputSchema: .object(["type": "object", "properties": .object(properties),
-                                              "required": .array(d.required.map { .string($0) })]),
+                                              "required": .array(d.required.map { .string($0) }),
+                                              "additionalProperties": false]),
                         annotations: .init(readOnlyHint: true, openWorldHint: false))
+        }
+    }
+
+    /// The arguments against the tool's declared schema, as JSON-RPC and MCP ask: an unknown
+    /// tool, an argument the tool does not declare, a value of another type or a missing
+    /// required one is an invalid-params error (-32602) that names it; nothing is converted.
+    static func validate(_ name: String, _ arguments: [String: Value]) throws {
+        guard let definition = definitions.first(where: { $0.name == name }) else {
+            throw MCPError.invalidParams("no tool '\(name)' (tools: \(definitions.map(\.name).joined(separator: ", ")))")
+        }
+        let declared = definition.properties.map(\.name)
+        for (key, value) in arguments.sorted(by: { $0.key < $1.key }) {
+            guard let property = definition.properties.first(where: { $0.name == key }) else {
+                let accepted = declared.isEmpty ? "it takes none" : "it takes " + declared.joined(separator: ", ")
+                throw MCPError.invalidParams("\(name) has no argument '\(key)' (\(accepted))")
+            }
+            let fits: Bool
+            switch property.type {
+            case "string": fits = value.stringValue != nil
+            case "integer": fits = value.intValue != nil
+            case "boolean": fits = value.boolValue != nil
+            case "list": fits = value.stringValue != nil || value.arrayValue?.allSatisfy { $0.stringValue != nil } == true
+            default: fits = true
+            }
+            guard fits else {
+                let type = property.type == "list" ? "a string or an array of strings" : "a" + (property.type == "integer" ? "n " : " ") + property.type
+                throw MCPError.invalidParams("\(name): '\(key)' takes \(type)")
+            }
+        }
+        for key in definition.required where arguments[key] == nil {
+            throw MCPError.invalidParams("\(name) needs '\(key)'")
         }
     }
 

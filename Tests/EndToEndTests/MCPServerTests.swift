@@ -130,8 +130,26 @@ final class MCPServerTests: XCTestCase {
         let write = try server.call("sql", ["query": "UPDATE ZPERSON SET ZAGE = 0"])
         XCTAssertTrue(write.isError && write.text.contains("a statement that changes rows is not allowed"), write.text)
         for tool in ["batch-update", "save", "insert", "update"] {
-            let refused = try server.call(tool, ["entity": "Person"])
-            XCTAssertTrue(refused.isError && refused.text.hasPrefix("no tool '\(tool)'"), refused.text)
+            let refused = try server.send("tools/call", ["name": tool, "arguments": ["entity": "Person"]])
+            let error = try XCTUnwrap(refused["error"] as? [String: Any], "\(refused)")
+            XCTAssertEqual(error["code"] as? Int, -32602)
+            XCTAssertTrue((error["message"] as? String)?.contains("no tool '\(tool)'") == true, "\(error)")
+        }
+        // Arguments as the schema declares them, or an invalid-params error naming the one
+        // that is not: an unknown argument is never ignored, a wrong type never converted.
+        for (tool, arguments, message) in [("count", ["entity": "Person", "where": "age > 30"], "count has no argument 'where'"),
+                                           ("count", ["entity": "Person", "wehre": "age > 30"], "count has no argument 'wehre'"),
+                                           ("count", ["entity": 123], "count: 'entity' takes a string"),
+                                           ("fetch", ["entity": "Person", "limit": "2"], "fetch: 'limit' takes an integer"),
+                                           ("fetch", [:], "fetch needs 'entity'")] as [(String, [String: Any], String)] {
+            let reply = try server.send("tools/call", ["name": tool, "arguments": arguments])
+            let error = try XCTUnwrap(reply["error"] as? [String: Any], "\(reply)")
+            XCTAssertEqual(error["code"] as? Int, -32602, "\(arguments)")
+            XCTAssertTrue((error["message"] as? String)?.contains(message) == true, "\(error)")
+        }
+        let schemas = try XCTUnwrap((try server.send("tools/list")["result"] as? [String: Any])?["tools"] as? [[String: Any]])
+        for tool in schemas {
+            XCTAssertEqual((tool["inputSchema"] as? [String: Any])?["additionalProperties"] as? Bool, false, "\(tool["name"] ?? "")")
         }
         XCTAssertEqual(server.stop(), 0)
         let after = storeBytes(store)
