@@ -31,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // `cdinspect mcp`: the Model Context Protocol's official Swift SDK (README, design notes).
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
+        // Already in the graph through the MCP SDK; named because the server's own transport
+        // implements the SDK's `Transport`, whose `logger` is swift-log's `Logger`.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(
@@ -85,6 +88,7 @@ let package = Package(
                 "ManagedStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(
             name: "cdi-example-store",

@@ -35,6 +35,7 @@ struct MCPServerCommand: ParsableCommand {
         let done = DispatchSemaphore(value: 0)
         let failure = FailureBox()
         let version = self.version
+        let transport = LineTransport()
         Task {
             do {
                 let server = Server(name: "cdinspect", version: version, capabilities: .init(tools: .init(listChanged: false)))
@@ -43,7 +44,7 @@ struct MCPServerCommand: ParsableCommand {
                     try MCPTools.validate(params.name, params.arguments ?? [:])
                     return tools.call(params.name, params.arguments ?? [:])
                 }
-                try await server.start(transport: StdioTransport())
+                try await server.start(transport: transport)
                 await server.waitUntilCompleted()
             } catch {
                 failure.error = error
@@ -51,6 +52,9 @@ struct MCPServerCommand: ParsableCommand {
             done.signal()
         }
         done.wait()
+        // Input has ended; the calls it brought may still be running. Every request read
+        // is answered before the process exits (a statement stops by its time limit).
+        transport.drained(within: 60)
         if let error = failure.error {
             Self.say("error", "the MCP server stopped: \(error)")
             throw ExitCode(ExitStatus.failure)

@@ -46,21 +46,36 @@ final class WatchConcurrencyTests: XCTestCase {
         return run
     }
 
+    /// Three runs of the writer alone and three watched, alternating, each on a fresh store:
+    /// the medians compared, since one commit's fsync varies more than watch costs.
     func testAWriterThatCheckpointsIsNeitherBlockedNorSlowedAndEveryChangeIsReported() throws {
         let folder = try Fixtures.temporaryDirectory(self)
-        for name in ["alone", "alone2", "watched"] {
-            try FileManager.default.createDirectory(at: folder.appendingPathComponent(name), withIntermediateDirectories: true)
+        var alone: [Double] = []
+        var watched: [Double] = []
+        for round in 0..<3 {
+            let baseline = try freshStore(folder, "alone\(round)")
+            let run = try write(baseline, from: Int64(first))
+            XCTAssertEqual(run.busyCheckpoints, 0)
+            alone.append(run.seconds)
+            watched.append(try watchedRun(try freshStore(folder, "watched\(round)"), folder, round))
         }
-        let baseline = try Fixtures.exampleStore(in: folder.appendingPathComponent("alone"), history: false).path
-        let store = try Fixtures.exampleStore(in: folder.appendingPathComponent("watched"), history: false).path
-        let first = 1_000
+        let median = { (values: [Double]) in values.sorted()[values.count / 2] }
+        XCTAssertLessThanOrEqual(median(watched), median(alone) * 1.10, "the writer took \(watched) s watched, \(alone) s alone")
+        print("writer: alone \(alone) s, watched \(watched) s")
+    }
 
-        // The writer alone, then watched; the first run warms the page cache for both.
-        _ = try write(baseline, from: Int64(first))
-        let alone = try write(try Fixtures.exampleStore(in: folder.appendingPathComponent("alone2"), history: false).path,
-                              from: Int64(first))
+    let first = 1_000
 
-        let output = folder.appendingPathComponent("watch.jsonl").path
+    func freshStore(_ folder: URL, _ name: String) throws -> String {
+        let place = folder.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: place, withIntermediateDirectories: true)
+        return try Fixtures.exampleStore(in: place, history: false).path
+    }
+
+    /// One watched run: every checkpoint succeeds, the -wal ends empty, every change is
+    /// reported. Returns the writer's time.
+    func watchedRun(_ store: String, _ folder: URL, _ round: Int) throws -> Double {
+        let output = folder.appendingPathComponent("watch\(round).jsonl").path
         let watcher = try ChildProcess([CLI.binary.path, "watch", store, "Person", "--format", "json", "--timeout", "120"],
                                        environment: ProcessInfo.processInfo.environment, files: [1: output])
         Thread.sleep(forTimeInterval: 1)  // the first look: every row read once
@@ -77,10 +92,7 @@ final class WatchConcurrencyTests: XCTestCase {
         XCTAssertEqual(watcher.wait().status, 0)
 
         XCTAssertEqual(watched.busyCheckpoints, 0, "checkpoints that found a reader in the way")
-        XCTAssertEqual(alone.busyCheckpoints, 0)
         XCTAssertEqual(StoreFile.size(store + "-wal"), 0, "the -wal after the last TRUNCATE")
-        XCTAssertLessThanOrEqual(watched.seconds, alone.seconds * 1.10,
-                                 "the writer took \(watched.seconds) s watched, \(alone.seconds) s alone")
 
         var inserted: [Int64: Int] = [:]
         var deleted = Set<Int64>()
@@ -108,7 +120,7 @@ final class WatchConcurrencyTests: XCTestCase {
         }
         XCTAssertTrue(deleted.isSubset(of: Set(watched.deleted)))
         XCTAssertEqual(ages.last, watched.lastAge)
-        print("writer: \(alone.seconds) s alone, \(watched.seconds) s watched; \(lines.count) events")
+        return watched.seconds
     }
 }
 

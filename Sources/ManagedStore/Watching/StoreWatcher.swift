@@ -75,6 +75,11 @@ public final class StoreWatcher {
             }
             signal = next
             for event in try look(history, &lastToken) { guard try body(event) else { return } }
+            // At most one look an interval: under a writer that never stops, the signal moves
+            // during every look, and looking again at once kept a core busy beside the app.
+            // What commits meanwhile merges into the next look.
+            let pause = deadline.map { min(interval, max(0, $0.timeIntervalSinceNow)) } ?? interval
+            usleep(useconds_t(pause * 1_000_000))
         }
     }
 
