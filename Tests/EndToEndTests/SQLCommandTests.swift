@@ -99,7 +99,7 @@ final class SQLCommandTests: ExampleStoreTestCase {
 
 /// A predicate a prompt makes huge: 40,000 `OR`s. Compiled linearly (equality tests on one
 /// attribute become one `IN` list; what stays long is kept from SQLite's pairwise `OR`
-/// analysis), so it answers like its short form; `README` gives the time measured.
+/// analysis), so it answers like its short form; the README's "Raw SQL" gives the time.
 final class LongPredicateTests: ExampleStoreTestCase {
     func testFortyThousandOrsGiveTheSameAnswerAsTheirSQL() throws {
         let equalities = (100..<40_099).map { "age == \($0)" } + ["name == \"dave3\""]

@@ -4,8 +4,8 @@ extension PredicateCompiler {
 
     /// A long `OR` with the equality tests of each attribute key path merged into one `IN`
     /// list, in the place of the first. SQLite's planner compares every pair of `OR` terms
-    /// looking for that rewrite itself, which took 78 s for 40,000 terms; merged, compiling
-    /// grows linearly with the predicate. Only constants that are not nil are merged (`IN`
+    /// looking for that rewrite itself (40,000 terms: 22 s in a debug build, 0.85 s merged);
+    /// merged, compiling grows linearly with the predicate. Only constants that are not nil are merged (`IN`
     /// does not match NULL where `== nil` does), only without `[cd]`, and only on attributes
     /// (a relationship compares object IDs); a key path tested once keeps its own SQL, and a
     /// short chain keeps the SQL Core Data writes.
