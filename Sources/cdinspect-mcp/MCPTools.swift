@@ -10,6 +10,9 @@ final class MCPTools: @unchecked Sendable {
     private let lock = NSLock()
     /// Objects (or history rows) one call returns at most.
     static let cap = 1000
+    /// Bytes of answer text one call returns at most: rows past it are left out and the
+    /// answer says `truncated`, so an agent is never handed a 133 MB line (or a silent cut).
+    static let byteCap = 4 << 20
 
     init(store: PersistentStore) { self.store = store }
 
@@ -191,11 +194,19 @@ final class MCPTools: @unchecked Sendable {
 
     /// A JSON array printed one element per line, cut to `cap` elements, as
     /// `{"KEY": […], "truncated": …}`.
+    /// The command's JSON array, cut to `cap` elements and to `byteCap` bytes of answer.
     private func capped(_ array: String, cap: Int, key: String) -> String {
         let lines = array.split(separator: "\n").map(String.init)
         let elements = lines.filter { $0.hasPrefix("  ") }.map { $0.hasSuffix(",") ? String($0.dropLast()) : $0 }
-        let kept = elements.prefix(cap).map { $0.trimmingCharacters(in: .whitespaces) }
+        var kept: [String] = []
+        var size = key.utf8.count + 40
+        for element in elements.prefix(cap) {
+            let trimmed = element.trimmingCharacters(in: .whitespaces)
+            size += trimmed.utf8.count + 4
+            guard size <= MCPTools.byteCap else { break }
+            kept.append(trimmed)
+        }
         let body = kept.isEmpty ? "[]" : "[\n  " + kept.joined(separator: ",\n  ") + "\n]"
-        return "{\"\(key)\": \(body), \"truncated\": \(elements.count > cap)}"
+        return "{\"\(key)\": \(body), \"truncated\": \(elements.count > kept.count)}"
     }
 }

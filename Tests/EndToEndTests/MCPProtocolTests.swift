@@ -25,6 +25,9 @@ final class MCPProtocolTests: XCTestCase {
         lines.append(#"{"jsonrpc": "2.0", "id": 4, "method": "ping", "params": {"pad": ""# + String(repeating: "x", count: 5 << 20) + #""}}"#)
         // Under it, and answered: a line is read in time linear in its length.
         lines.append(#"{"jsonrpc": "2.0", "id": 5, "method": "ping", "params": {"pad": ""# + String(repeating: "y", count: 2 << 20) + #""}}"#)
+        // Answers are capped in bytes as well as rows: one row alone past the cap leaves none.
+        try request(6, "tools/call", ["name": "sql", "arguments": ["query": "SELECT hex(randomblob(3000000)) AS blob FROM ZPERSON LIMIT 3"]])
+        try request(7, "tools/call", ["name": "sql", "arguments": ["query": "SELECT hex(randomblob(1500000)) AS blob FROM ZPERSON LIMIT 3"]])
         for i in 0..<5 {
             try request(10 + i, "tools/call", ["name": "sql", "arguments": ["query": "SELECT hex(randomblob(400000)) AS blob FROM ZPERSON LIMIT 3"]])
             for j in 0..<3 { try request(20 + i * 3 + j, "ping", [:]) }
@@ -58,12 +61,19 @@ final class MCPProtocolTests: XCTestCase {
                 nullErrors.append((message["error"] as? [String: Any])?["code"] as? Int ?? 0)
             }
         }
-        let expected = [1, 3, 5] + Array(10..<15) + Array(20..<35)
+        let expected = [1, 3, 5, 6, 7] + Array(10..<15) + Array(20..<35)
         XCTAssertEqual(answers.keys.sorted(), expected)
         XCTAssertTrue(answers.values.allSatisfy { $0 == 1 }, "\(answers)")
         XCTAssertEqual(nullErrors.sorted(), [-32700, -32600, -32600].sorted())
         XCTAssertEqual(errors[3], -32602)
         XCTAssertNotNil(results[5])
+        for (id, rows) in [(6, 0), (7, 1)] {
+            let content = (results[id]?["content"] as? [[String: Any]])?.first?["text"] as? String ?? ""
+            XCTAssertLessThanOrEqual(content.utf8.count, 4 << 20, "sql \(id)")
+            let answer = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(content.utf8)) as? [String: Any], String(content.prefix(200)))
+            XCTAssertEqual((answer["rows"] as? [Any])?.count, rows, "sql \(id)")
+            XCTAssertEqual(answer["truncated"] as? Bool, true, "sql \(id)")
+        }
         for id in 10..<15 {
             let content = (results[id]?["content"] as? [[String: Any]])?.first?["text"] as? String ?? ""
             XCTAssertGreaterThan(content.count, 2_000_000, "sql \(id): \(content.prefix(200))")
