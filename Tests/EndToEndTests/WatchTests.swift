@@ -166,6 +166,21 @@ final class WatchTests: XCTestCase {
         XCTAssertEqual(r.events.map(short), ["enters Person/p4", "update Person/p4 age", "leaves Person/p4"])
     }
 
+    /// Rows of a sub-entity sharing its parent's table are named as their own entity, a
+    /// deleted one too (it is gone from what watch remembers by the time it is reported).
+    func testSubEntityRowsAreNamedAsTheirOwnEntity() throws {
+        let store = try Fixtures.exampleStore(in: try Fixtures.temporaryDirectory(self)).path
+        let sports = try SQLiteShell.read(store, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'SportsCar'")
+        let keys = try SQLiteShell.read(store, "SELECT Z_PK FROM ZCAR WHERE Z_ENT = \(sports) ORDER BY Z_PK LIMIT 2").split(separator: "\n")
+        XCTAssertEqual(keys.count, 2)
+        let r = try watch(store, ["Car"], changes: [
+            { _ = try SQLiteShell.run(store, "UPDATE ZCAR SET ZYEAR = 1901 WHERE Z_PK = \(keys[0])") },
+            { _ = try SQLiteShell.run(store, "DELETE FROM ZCAR WHERE Z_PK = \(keys[1])") },
+        ])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.events.map(short), ["update SportsCar/p\(keys[0]) year", "delete SportsCar/p\(keys[1])"])
+    }
+
     /// A store deleted, or another moved over it, ends the watch with one line and exit 1.
     func testAStoreReplacedOrDeletedWhileWatchedEndsTheWatch() throws {
         for replace in [true, false] {

@@ -22,8 +22,6 @@ public final class StoreWatcher {
     private let usableSize: Int
     /// How long to sleep between looks at the change signal.
     public var interval: TimeInterval = 0.05
-    /// Looks that read every row because the frames could not say what changed.
-    public private(set) var fullLooks = 0
 
     public init(store: PersistentStore, entity: EntityMapping?, predicate: Predicate?, predicateText: String) {
         self.store = store
@@ -68,16 +66,13 @@ public final class StoreWatcher {
                 throw StoreError.replaced(path: store.path)
             }
             let next = ChangeSignal.read(store.file)
-            guard next != signal else {
-                let pause = deadline.map { min(interval, max(0, $0.timeIntervalSinceNow)) } ?? interval
-                usleep(useconds_t(pause * 1_000_000))
-                continue
+            if next != signal {
+                signal = next
+                for event in try look(history, &lastToken) { guard try body(event) else { return } }
             }
-            signal = next
-            for event in try look(history, &lastToken) { guard try body(event) else { return } }
-            // At most one look an interval: under a writer that never stops, the signal moves
-            // during every look, and looking again at once kept a core busy beside the app.
-            // What commits meanwhile merges into the next look.
+            // After a look too, not only while idle: under a writer that never stops, the
+            // signal moves during every look, and looking again at once kept a core busy
+            // beside the app. What commits meanwhile merges into the next look.
             let pause = deadline.map { min(interval, max(0, $0.timeIntervalSinceNow)) } ?? interval
             usleep(useconds_t(pause * 1_000_000))
         }
@@ -92,7 +87,6 @@ public final class StoreWatcher {
             case .unknown: walReader.reset(to: index)
             }
         }
-        if pages == nil { fullLooks += 1 }
         return try store.read { db in
             var changes: [Change] = []
             for table in tables {
@@ -154,6 +148,9 @@ public final class StoreWatcher {
     struct Change {
         let table: WatchedTable
         let key: Int64
+        /// The row's `Z_ENT` as last seen: a deleted row is gone from the summary by the
+        /// time events are made.
+        let entity: Int64
         let kind: WatchEvent.Kind
         /// For an update: the changed keys (names).
         var keys: [String]
@@ -176,7 +173,8 @@ public final class StoreWatcher {
             }
             for key in chunk where !seen.contains(key) {
                 guard let index = table.summary.index(of: key) else { continue }
-                if table.summary.marks[index].matches { changes.append(Change(table: table, key: key, kind: .deleted, keys: [])) }
+                let mark = table.summary.marks[index]
+                if mark.matches { changes.append(Change(table: table, key: key, entity: mark.entity, kind: .deleted, keys: [])) }
                 table.summary.remove(key)
             }
         }
@@ -225,7 +223,8 @@ public final class StoreWatcher {
 
     private static func change(_ table: WatchedTable, _ key: Int64, _ old: (RowSummary.Mark, [UInt32])?,
                                _ new: (RowSummary.Mark, [UInt32])?) -> Change? {
-        change(key, old, new).map { Change(table: table, key: key, kind: $0.0, keys: $0.1.map { table.keys[$0] }) }
+        guard let (kind, differing) = change(key, old, new), let mark = new?.0 ?? old?.0 else { return nil }
+        return Change(table: table, key: key, entity: mark.entity, kind: kind, keys: differing.map { table.keys[$0] })
     }
 
     /// The keys the predicate matches (of these, or of all rows); nil without a predicate.
@@ -266,8 +265,7 @@ public final class StoreWatcher {
         var events: [WatchEvent] = []
         var byEntity: [String: [Int]] = [:]
         for change in changes {
-            let number = change.table.summary.index(of: change.key).map { change.table.summary.marks[$0].entity }
-            guard let entity = change.table.entities.first(where: { number == nil || Int64($0.entityID ?? -1) == number })
+            guard let entity = change.table.entities.first(where: { Int64($0.entityID ?? -1) == change.entity })
                     ?? change.table.entities.first else { continue }
             let id = ObjectID(storeUUID: store.uuid, entityName: entity.name, primaryKey: change.key)
             var keys = change.keys.filter { entity.attribute($0) != nil || entity.relationship($0) != nil }
