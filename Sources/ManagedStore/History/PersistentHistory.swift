@@ -45,13 +45,15 @@ public struct PersistentHistory {
             + Self.whereClause(filter) + " ORDER BY t.Z_PK"
         if let limit = query.limit { sql += " LIMIT \(limit)" }
         let arguments = changeFilter.flatMap(\.1) + filter.flatMap(\.1)
-        let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
-        while let row = try rows.next() {
+        let statement = try db.makeStatement(sql: sql)
+        let reader = ColumnReader(statement.sqliteStatement)
+        try reader.bind(arguments, db)
+        while try reader.step(db) {
             try Cancellation.check()
-            var transaction = Self.transaction(row)
-            transaction.inserts = row[6] ?? 0
-            transaction.updates = row[7] ?? 0
-            transaction.deletes = row[8] ?? 0
+            var transaction = Self.transaction(reader)
+            transaction.inserts = Int(reader.int64(6))
+            transaction.updates = Int(reader.int64(7))
+            transaction.deletes = Int(reader.int64(8))
             try body(transaction)
         }
     }
@@ -79,15 +81,16 @@ public struct PersistentHistory {
         try reader.bind(conditions.flatMap(\.1), db)
         let transactionStatement = try db.makeStatement(sql: "SELECT " + transactionColumns("t") + " FROM ATRANSACTION t WHERE t.Z_PK = ?")
         let transactionReader = ColumnReader(transactionStatement.sqliteStatement)
-        var transaction = HistoryTransaction(token: -1)
+        var transaction: HistoryTransaction?
         var bitmaps: [Int64: [[UInt8]: [String]]] = [:]
         while try reader.step(db) {
             try Cancellation.check()
             let token = reader.int64(0)
-            if token != transaction.token || transaction.token == -1 {
+            if transaction?.token != token {
                 try transactionReader.bind([token.databaseValue], db)
-                transaction = try transactionReader.step(db) ? Self.transaction(transactionReader) : HistoryTransaction(token: token)
-                transaction.token = token
+                var read = try transactionReader.step(db) ? Self.transaction(transactionReader) : HistoryTransaction(token: token)
+                read.token = token
+                transaction = read
             }
             let storedType = reader.isNull(1) ? -1 : reader.int64(1)
             let number = reader.int64(2)
@@ -116,7 +119,7 @@ public struct PersistentHistory {
                     change.tombstone.append((attribute.name, AttributeValueDecoder.decode(stored, as: attribute, store: store.file)))
                 }
             }
-            try body(transaction, change)
+            try body(transaction ?? HistoryTransaction(token: token), change)
         }
     }
 
@@ -206,12 +209,9 @@ public struct PersistentHistory {
         }
     }
 
-    private static func transaction(_ row: Row) -> HistoryTransaction {
-        HistoryTransaction(token: row[0] ?? 0, timestamp: row[1], author: text(row[2]), contextName: text(row[3]),
-                           bundleID: text(row[4]), processID: text(row[5]))
-    }
-
-    /// The transaction columns of a change row, as `transaction(_:)` reads them from a `Row`.
+    /// A transaction's columns (token, timestamp, author, context name, bundle ID, process
+    /// ID), read leniently: a number where a string belongs (a hand-edited row) is shown as
+    /// text, and a timestamp that is not a number as none.
     private static func transaction(_ reader: ColumnReader) -> HistoryTransaction {
         func text(_ i: Int) -> String? {
             switch reader.stored(i) {
@@ -230,17 +230,6 @@ public struct PersistentHistory {
         }
         return HistoryTransaction(token: reader.int64(0), timestamp: timestamp, author: text(2), contextName: text(3),
                                   bundleID: text(4), processID: text(5))
-    }
-
-    /// Text as stored; a number where a string belongs (a hand-edited row) is shown as text.
-    private static func text(_ value: DatabaseValue) -> String? {
-        switch value.storage {
-        case .null: return nil
-        case .string(let s): return s
-        case .int64(let i): return String(i)
-        case .double(let d): return String(d)
-        case .blob(let data): return String(decoding: data, as: UTF8.self)
-        }
     }
 }
 

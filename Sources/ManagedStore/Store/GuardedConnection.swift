@@ -68,6 +68,14 @@ final class GuardedConnection {
     var refusal: String? { guardState.refusal }
     /// Whether the statement compiled is a pragma that only reports.
     var reportingPragma: Bool { guardState.reportingPragma }
+
+    /// Why compiling or stepping the statement failed, as a user should hear it: what the
+    /// authorizer refused, the limit that stopped it, or SQLite's own message.
+    func failure() -> QueryError {
+        if let refusal { return .refused(refusal) }
+        if let stopped { return stopped }
+        return .sqlite(String(cString: sqlite3_errmsg(handle)))
+    }
     /// Which limit stopped the statement, if one did.
     var stopped: QueryError? { guardState.stopped }
 

@@ -39,9 +39,7 @@ public enum ReadOnlyQuery {
         }
         guard code == SQLITE_OK else {
             if let prepared { sqlite3_finalize(prepared) }
-            if let refusal = connection.refusal { throw QueryError.refused(refusal) }
-            if let stopped = connection.stopped { throw stopped }
-            throw QueryError.sqlite(String(cString: sqlite3_errmsg(connection.handle)))
+            throw connection.failure()
         }
         guard let statement = prepared else { throw QueryError.empty }
         defer { sqlite3_finalize(statement) }
@@ -60,10 +58,7 @@ public enum ReadOnlyQuery {
         while true {
             let step = sqlite3_step(statement)
             if step == SQLITE_DONE { return }
-            guard step == SQLITE_ROW else {
-                if let stopped = connection.stopped { throw stopped }
-                throw QueryError.sqlite(String(cString: sqlite3_errmsg(connection.handle)))
-            }
+            guard step == SQLITE_ROW else { throw connection.failure() }
             try Cancellation.check()
             guard try row((0..<count).map(reader.stored)) else { return }
         }
