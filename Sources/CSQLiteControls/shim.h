@@ -21,3 +21,9 @@ static const int cdi_dbconfig_defensive = SQLITE_DBCONFIG_DEFENSIVE;
 static const int cdi_dbconfig_trusted_schema = SQLITE_DBCONFIG_TRUSTED_SCHEMA;
 static const int cdi_dbconfig_fts3_tokenizer = SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER;
 static const int cdi_dbconfig_load_extension = SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION;
+
+// Lets every connection take a `file:` URI (an immutable open), whatever SQLite was built
+// with; sqlite3_config is variadic too. It works only before SQLite first initializes.
+static inline int cdi_enable_uri(void) {
+    return sqlite3_config(SQLITE_CONFIG_URI, 1);
+}

@@ -76,6 +76,9 @@ struct StoreOptions: ParsableArguments {
     @Flag(name: .long, help: "Refuse every command that would write to the store.")
     var readonly = false
 
+    @Flag(name: .long, help: "Open the store as evidence: SQLite's immutable=1, so no file is created or changed beside it (no -shm, no lock); refused when a -wal with changes is beside it. Implies --readonly.")
+    var immutable = false
+
     // No default value in the declaration: the parser describes a default for help by
     // casting it to protocols at run time, each cast a walk over every conformance in the
     // binary on every start (three for an Int), though help is rarely asked for.
@@ -93,7 +96,7 @@ struct StoreOptions: ParsableArguments {
     /// session, where `sqldebug N` can turn it on later.
     func openStore(session: Bool = false) throws -> PersistentStore {
         let log = session || sqlDebugLevel > 0 ? SQLDebugLog(level: sqlDebugLevel, sink: Diagnostics.log) : nil
-        return try PersistentStore(path: try StoreSearch.resolve(store), options: .init(modelPath: model, readonly: readonly, log: log))
+        return try PersistentStore(path: try StoreSearch.resolve(store), options: .init(modelPath: model, readonly: readonly, immutable: immutable, log: log))
     }
 }
 

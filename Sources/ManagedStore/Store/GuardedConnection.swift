@@ -37,7 +37,7 @@ final class GuardedConnection {
     init(file: StoreFile, limits: QueryLimits) throws {
         WindowedMappingVFS.install()
         var opened: OpaquePointer?
-        let code = sqlite3_open_v2(file.path, &opened, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+        let code = sqlite3_open_v2(file.openName, &opened, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nil)
         guard code == SQLITE_OK, let opened else {
             let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let opened { sqlite3_close_v2(opened) }

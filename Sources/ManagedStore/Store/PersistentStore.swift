@@ -8,12 +8,16 @@ public final class PersistentStore {
         /// An `.xcdatamodeld`, `.xcdatamodel` or `contents` file, used when the store has no model cache.
         public var modelPath: String?
         public var readonly: Bool
+        /// Opened as evidence: `immutable=1`, nothing on disk created or changed (implies
+        /// `readonly`).
+        public var immutable: Bool
         /// Where Core Data's SQL debug lines go; nil when nothing can ever turn them on.
         public var log: SQLDebugLog?
 
-        public init(modelPath: String? = nil, readonly: Bool = false, log: SQLDebugLog? = nil) {
+        public init(modelPath: String? = nil, readonly: Bool = false, immutable: Bool = false, log: SQLDebugLog? = nil) {
             self.modelPath = modelPath
-            self.readonly = readonly
+            self.readonly = readonly || immutable
+            self.immutable = immutable
             self.log = log
         }
     }
@@ -43,7 +47,8 @@ public final class PersistentStore {
     }
 
     public init(path: String, options: Options = Options()) throws {
-        let file = try StoreFile(path: path)
+        var file = try StoreFile(path: path)
+        if options.immutable { file = try file.immutableCopy() }
         self.file = file
         self.options = options
         reader = try StoreConnection.open(file, readonly: true, log: options.log)

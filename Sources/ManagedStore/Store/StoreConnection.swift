@@ -44,7 +44,7 @@ public enum StoreConnection {
             }
         }
         do {
-            let queue = try DatabaseQueue(path: file.path, configuration: configuration)
+            let queue = try DatabaseQueue(path: file.openName, configuration: configuration)
             Cancellation.register(queue)
             // Reading the schema proves the file is a usable database; SQLite opens lazily.
             try queue.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }

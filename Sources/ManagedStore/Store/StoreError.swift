@@ -9,6 +9,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
     case locked(path: String)
     case sharedMemoryUnavailable(path: String)
     case readOnly(path: String)
+    /// An immutable open was asked for, and a `-wal` holds changes it would not see.
+    case walBesideImmutable(path: String, walBytes: Int)
     case unknownEntity(name: String, suggestion: String?)
     case unknownProperty(entity: String, name: String)
     /// The model has the entity, the store has no table for it: the model is not the store's.
@@ -40,6 +42,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
             return "\(path) is damaged: \(detail)"
         case .locked(let path):
             return "\(path) is locked by another process; try again when it is done writing"
+        case .walBesideImmutable(let path, let bytes):
+            return "\(path)-wal holds \(bytes) bytes of changes, which an immutable open would not see"
         case .sharedMemoryUnavailable(let path):
             return "\(path) is a WAL store and its -shm file cannot be created in that folder; "
                 + "copy the store together with its -wal file to a writable folder and open the copy"

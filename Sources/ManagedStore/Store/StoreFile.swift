@@ -12,6 +12,9 @@ public struct StoreFile: Sendable {
     public let size: Int
     public let pageSize: Int
     public let journalMode: JournalMode
+    /// Opened with `immutable=1`: SQLite takes no lock and creates no `-shm` or `-wal`, so
+    /// nothing on disk changes, and it reads the main file only (see `immutableCopy`).
+    public private(set) var isImmutable = false
 
     public var walPath: String { path + "-wal" }
     public var sharedMemoryPath: String { path + "-shm" }
@@ -65,10 +68,26 @@ public struct StoreFile: Sendable {
         }
     }
 
+    /// The file to hand to SQLite: the path, or for an immutable open a URI.
+    var openName: String {
+        guard isImmutable else { return path }
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "/-_.~"))
+        return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
+    }
+
+    /// This file as evidence that must not change: opened with `immutable=1`, after checking
+    /// that no `-wal` with changes lies beside it, since SQLite would not read them.
+    public func immutableCopy() throws -> StoreFile {
+        if let walSize, walSize > 0 { throw StoreError.walBesideImmutable(path: path, walBytes: walSize) }
+        var copy = self
+        copy.isImmutable = true
+        return copy
+    }
+
     /// A WAL store opened read-only needs a `-shm` file; SQLite creates it, which fails in a
     /// folder the user cannot write. Detect that up front to say what to do.
     func checkSharedMemory() throws {
-        guard journalMode == .wal else { return }
+        guard journalMode == .wal, !isImmutable else { return }
         // stat(2) alone, as above: this runs at every open.
         if StoreFile.status(sharedMemoryPath) != nil { return }
         let fm = FileManager.default

@@ -1,4 +1,5 @@
 import Foundation
+import CSQLiteControls
 import GRDBSQLite
 
 /// A thin SQLite VFS over the platform's own ("unix") that keeps memory-mapped reads from
@@ -25,6 +26,7 @@ public enum WindowedMappingVFS {
     public static func install() { _ = installed }
 
     private static let installed: Bool = {
+        _ = cdi_enable_uri()
         guard let real = sqlite3_vfs_find(nil) else { return false }
         realVFS = real
         let vfs = UnsafeMutablePointer<sqlite3_vfs>.allocate(capacity: 1)
