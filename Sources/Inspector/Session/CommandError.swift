@@ -33,6 +33,13 @@ public enum ExitStatus {
         if Cancellation.isInterruption(error) { return StoreError.interrupted.description }
         // The core says what is wrong; the command line adds how to change it.
         if case StoreError.readOnly = error { return "\(error) (drop --readonly)" }
+        if let predicate = error as? PredicateFormatError, let missing = predicate.missing {
+            switch missing {
+            case .argument: return predicate.hinted("use --arg").description
+            case .variable(let name): return predicate.hinted("give one with --var \(name)=VALUE").description
+            }
+        }
+        if case StoreError.walBesideImmutable = error { return "\(error) (drop --immutable, or copy the store after a checkpoint)" }
         return String(describing: error)
     }
 }

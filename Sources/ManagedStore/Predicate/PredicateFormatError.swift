@@ -11,8 +11,17 @@ public struct PredicateFormatError: Error, Sendable, Equatable, CustomStringConv
         case evaluation
     }
 
+    /// A value the predicate names and was not given: a front end says how to give it.
+    public enum Missing: Sendable, Equatable {
+        /// An argument for a format specifier (`%@`, `%K`, …).
+        case argument
+        /// A value for `$name`.
+        case variable(String)
+    }
+
     public let kind: Kind
     public let message: String
+    public var missing: Missing?
     public let predicate: String
     /// Offset in Unicode scalars from the start of the predicate.
     public let position: Int
@@ -34,5 +43,12 @@ public struct PredicateFormatError: Error, Sendable, Equatable, CustomStringConv
         let pad = String(String.UnicodeScalarView(scalars.prefix(caretOffset).map { $0 == "\t" ? "\t" : " " }))
         let title = kind == .syntax ? "predicate syntax error" : kind == .evaluation ? "predicate evaluation error" : "predicate error"
         return "\(title) at column \(column): \(message)\n  \(shown)\n  \(pad)^"
+    }
+
+    /// The same error with a front end's hint after its message.
+    public func hinted(_ hint: String) -> PredicateFormatError {
+        var copy = PredicateFormatError(kind, message + " (" + hint + ")", predicate: predicate, position: position)
+        copy.missing = missing
+        return copy
     }
 }

@@ -18,8 +18,14 @@ public struct PredicateParser {
     /// How many format specifiers (`%@`, `%K`, …) the string has outside quotes. Extra
     /// arguments are ignored, as `predicateWithFormat:` ignores them; a front end can warn.
     public static func specifierCount(_ format: String) -> Int {
-        guard let tokens = try? PredicateLexer(format).tokens() else { return 0 }
-        return tokens.filter { if case .formatSpecifier = $0.kind { return true } else { return false } }.count
+        specifiers(format).count
+    }
+
+    /// The format specifiers outside quotes, in order, without their `%` (`@`, `K`, `d`):
+    /// a caller with typed arguments writes each as the literal its specifier takes.
+    public static func specifiers(_ format: String) -> [String] {
+        guard let tokens = try? PredicateLexer(format).tokens() else { return [] }
+        return tokens.compactMap { if case .formatSpecifier(let spec) = $0.kind { return spec } else { return nil } }
     }
 
     /// An expression (`age + 1`, `"text"`, `score * 2`), as the value of a batch update.
@@ -480,7 +486,9 @@ private struct Parser {
 
     mutating func nextArgument(_ spec: String, at position: Int) throws -> String {
         guard argumentIndex < arguments.count else {
-            throw error("%\(spec) needs an argument: only \(arguments.count) given (use --arg)", at: position)
+            var missing = error("%\(spec) needs an argument: only \(arguments.count) given", at: position)
+            missing.missing = .argument
+            throw missing
         }
         defer { argumentIndex += 1 }
         return arguments[argumentIndex]

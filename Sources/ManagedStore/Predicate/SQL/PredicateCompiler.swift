@@ -57,6 +57,12 @@ public final class PredicateCompiler {
         PredicateFormatError(.unsupported, message, predicate: text, position: position)
     }
 
+    func missingVariable(_ name: String, at position: Int) -> PredicateFormatError {
+        var missing = error("variable $\(name) has no value", at: position)
+        missing.missing = .variable(name)
+        return missing
+    }
+
     struct Context {
         var scope: SQLScope
         var variables: [String: SQLScope]
@@ -282,7 +288,7 @@ public final class PredicateCompiler {
             return SQLOperand(fragment: SQLFragment(ctx.scope.primaryKey), type: .object(ctx.scope.entity.name))
         case .variable(let name):
             guard let scope = ctx.variables[name] else {
-                throw error("variable $\(name) has no value (give one with --var \(name)=VALUE)", at: e.position)
+                throw missingVariable(name, at: e.position)
             }
             return SQLOperand(fragment: SQLFragment(scope.primaryKey), type: .object(scope.entity.name))
         case .keyPath:
@@ -342,7 +348,7 @@ public final class PredicateCompiler {
         case .evaluatedObject: return ctx.scope
         case .variable(let name):
             guard let scope = ctx.variables[name] else {
-                throw error("variable $\(name) has no value (give one with --var \(name)=VALUE)", at: base.position)
+                throw missingVariable(name, at: base.position)
             }
             return scope
         default: return nil
