@@ -14,8 +14,9 @@ import MCP
 /// - what the server cannot answer by the specification is answered here: a line that is not
 ///   JSON (-32700, id null), a request whose id is null (-32600), a tool call whose
 ///   `arguments` is not an object (-32602);
-/// - at the end of input, `drained` waits until every request read has been answered, so
-///   a client that closes its side with calls in flight still gets every answer.
+/// - at the end of input, `drained` waits until every request read has been answered (or
+///   cancelled by the client), so a client that closes its side with calls in flight still
+///   gets every answer.
 actor LineTransport: Transport {
     static let maximumLine = 4 << 20
 
@@ -100,7 +101,12 @@ actor LineTransport: Transport {
             Output.error(id: nil, code: -32600, "Invalid Request: a message is a JSON object")
             return nil
         }
-        guard message["method"] is String else { return data }  // a response or a notification
+        guard message["method"] is String else { return data }  // a response
+        if message["method"] as? String == "notifications/cancelled" {
+            // A cancelled request is not answered (the specification says so): stop waiting.
+            if let id = (message["params"] as? [String: Any])?["requestId"] { ledger.cancelled(id) }
+            return data
+        }
         if let id = message["id"] {
             guard id is String || id is NSNumber else {
                 Output.error(id: nil, code: -32600, "Invalid Request: a request's id is a string or a number")
@@ -129,6 +135,13 @@ private final class Ledger: @unchecked Sendable {
 
     func read(_ id: Any) {
         condition.withLock { _ = open.insert(Self.key(id)) }
+    }
+
+    func cancelled(_ id: Any) {
+        condition.withLock {
+            open.remove(Self.key(id))
+            condition.broadcast()
+        }
     }
 
     func answered(_ message: Data) {

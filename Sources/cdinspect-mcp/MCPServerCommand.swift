@@ -18,31 +18,50 @@ struct MCPServerCommand: ParsableCommand {
     var store: String
     @Option(name: .long, help: "An .xcdatamodeld, .xcdatamodel or contents file to use as the model.")
     var model: String?
+    @Flag(name: .long, help: "Open the store as evidence (SQLite's immutable=1): no file is created or changed beside it; refused when a -wal with changes is beside it.")
+    var immutable = false
+    @Option(name: .long, help: ArgumentHelp("Stop a tool call after this many seconds (default 5; 0: no limit).", valueName: "seconds"))
+    var timeout: Double = 5
     @Option(name: .long, help: .hidden)
     var version: String = "0"
+
+    func validate() throws {
+        guard timeout >= 0, timeout.isFinite else { throw ValidationError("--timeout takes a number of seconds, 0 for no limit") }
+    }
 
     func run() throws {
         let opened: PersistentStore
         do {
-            opened = try PersistentStore(path: try StoreSearch.resolve(store), options: .init(modelPath: model, readonly: true))
+            opened = try PersistentStore(path: try StoreSearch.resolve(store), options: .init(modelPath: model, readonly: true, immutable: immutable))
         } catch {
             Self.say("error", ExitStatus.message(for: error))
             throw ExitCode(ExitStatus.code(for: error))
         }
         // Said once, on stderr, which an MCP client shows as the server's log.
         for warning in opened.warnings { Self.say("warning", "\(warning)") }
-        let tools = MCPTools(store: opened)
+        let runner = ToolRunner(store: opened, timeLimit: timeout)
+        let resources = SchemaResources(model: opened.model)
         let done = DispatchSemaphore(value: 0)
         let failure = FailureBox()
         let version = self.version
         let transport = LineTransport()
         Task {
             do {
-                let server = Server(name: "cdinspect", version: version, capabilities: .init(tools: .init(listChanged: false)))
+                let server = Server(name: "cdinspect", version: version,
+                                    capabilities: .init(resources: .init(subscribe: false, listChanged: false), tools: .init(listChanged: false)))
                 await server.withMethodHandler(ListTools.self) { _ in .init(tools: MCPTools.list) }
                 await server.withMethodHandler(CallTool.self) { params in
                     try MCPTools.validate(params.name, params.arguments ?? [:])
-                    return tools.call(params.name, params.arguments ?? [:])
+                    return try await runner.call(params.name, params.arguments ?? [:])
+                }
+                await server.withMethodHandler(ListResources.self) { _ in .init(resources: resources.list) }
+                await server.withMethodHandler(ReadResource.self) { params in
+                    let entity = try resources.entity(of: params.uri)
+                    let result = try await runner.call("schema", entity.map { ["entity": .string($0)] } ?? [:])
+                    guard result.isError != true, case .text(let text, _, _)? = result.content.first else {
+                        throw MCPError.internalError("the schema could not be read")
+                    }
+                    return .init(contents: [.text(text, uri: params.uri, mimeType: "application/json")])
                 }
                 try await server.start(transport: transport)
                 await server.waitUntilCompleted()

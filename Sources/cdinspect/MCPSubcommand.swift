@@ -13,17 +13,25 @@ struct MCPSubcommand: ParsableCommand {
         commandName: "mcp",
         abstract: "Serve STORE to a coding assistant over the Model Context Protocol (stdio), read-only.",
         discussion: """
-            Tools: entities, schema, fetch (predicate, sort, limit, keys; at most 1000 objects, with a \
-            'truncated' flag), count, explain, history, cloudkit and sql (read-only). Results are the JSON the commands print; \
-            errors come back as tool errors with the line the command line prints. The store is opened \
-            read-only: nothing an assistant asks can change it. The server is the cdinspect-mcp program \
-            installed beside cdinspect. See the README for registering it.
+            Tools: info, entities, schema, fetch (predicate with arguments for %@, sort, limit, keys), count, \
+            explain, history, cloudkit and sql (read-only, one statement, ? arguments). fetch, sql and history \
+            answer in pages of at most 1000 rows and 4 MiB, with 'truncated' and a nextCursor to continue; \
+            limit 0 means no limit. Results are the JSON the commands print, also as structured content; \
+            errors come back as tool errors with the line the command line prints; warnings come after the \
+            answer. The model is offered as resources (cdinspect://schema and cdinspect://schema/ENTITY). \
+            Calls run side by side; each stops at --timeout or when the client cancels it. The store is \
+            opened read-only: nothing an assistant asks can change it. The server is the cdinspect-mcp \
+            program installed beside cdinspect. See the README for registering it.
             """)
 
     @Argument(help: "The store (or an app's bundle identifier or name).")
     var store: String
     @Option(name: .long, help: "An .xcdatamodeld, .xcdatamodel or contents file to use as the model.")
     var model: String?
+    @Flag(name: .long, help: "Open the store as evidence (SQLite's immutable=1): no file is created or changed beside it; refused when a -wal with changes is beside it.")
+    var immutable = false
+    @Option(name: .long, help: ArgumentHelp("Stop a tool call after this many seconds (default 5; 0: no limit).", valueName: "seconds"))
+    var timeout: String?
 
     func run() throws {
         guard let server = Self.serverPath() else {
@@ -31,7 +39,8 @@ struct MCPSubcommand: ParsableCommand {
             throw ExitCode(ExitStatus.failure)
         }
         let version = CDInspect.configuration.version.split(separator: " ").first.map(String.init) ?? "0"
-        let arguments = [server, store] + (model.map { ["--model", $0] } ?? []) + ["--version", version]
+        let arguments = [server, store] + (model.map { ["--model", $0] } ?? []) + (immutable ? ["--immutable"] : [])
+            + (timeout.map { ["--timeout", $0] } ?? []) + ["--version", version]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         execv(server, &argv)
         Diagnostics.error("cannot start \(server): \(String(cString: strerror(errno)))")

@@ -82,7 +82,7 @@ final class MCPServerTests: XCTestCase {
         try server.notify("notifications/initialized")
 
         let listed = try XCTUnwrap((try server.send("tools/list")["result"] as? [String: Any])?["tools"] as? [[String: Any]])
-        XCTAssertEqual(Set(listed.compactMap { $0["name"] as? String }), ["entities", "schema", "fetch", "count", "explain", "history", "cloudkit", "sql"])
+        XCTAssertEqual(Set(listed.compactMap { $0["name"] as? String }), ["info", "entities", "schema", "fetch", "count", "explain", "history", "cloudkit", "sql"])
         XCTAssertTrue(listed.allSatisfy { ($0["annotations"] as? [String: Any])?["readOnlyHint"] as? Bool == true })
 
         let entities = try XCTUnwrap(try server.json("entities") as? [[String: Any]])

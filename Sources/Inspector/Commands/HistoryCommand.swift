@@ -40,6 +40,9 @@ public struct HistoryCommand: SessionCommand {
     @Option(name: .long, parsing: .unconditional, help: "At most N rows (transactions, or changes with --changes).",
             transform: ObjectCount.parse)
     public var limit: Int?
+    @Option(name: .long, parsing: .unconditional, help: "Pass over the first N rows (transactions, or changes with --changes).",
+            transform: ObjectCount.parse)
+    public var offset: Int?
     @OptionGroup public var output: FormatOption
 
     public init() {}
@@ -55,6 +58,7 @@ public struct HistoryCommand: SessionCommand {
         query.object = try object.map { try HistoryQuery.object(parsing: $0, store: store) }
         query.type = type
         query.limit = limit == 0 ? nil : limit
+        query.offset = offset
         return query
     }
 

@@ -22,6 +22,8 @@ public struct SQLCommand: SessionCommand {
     public var bind: [String] = []
     @Option(name: .long, parsing: .unconditional, help: "Print at most N rows.", transform: ObjectCount.parse)
     public var limit: Int?
+    @Option(name: .long, parsing: .unconditional, help: "Pass over the first N rows.", transform: ObjectCount.parse)
+    public var offset: Int?
     @Option(name: .long, help: ArgumentHelp("Stop the statement after this many seconds (default 5; 0: no limit).", valueName: "seconds"),
             transform: Seconds.parse)
     public var timeout: Double?
@@ -34,12 +36,19 @@ public struct SQLCommand: SessionCommand {
         let bindings = (bind + pasted).map(ReadOnlyQuery.binding)
         var writer: RowWriter?
         var printed = 0
+        var skipped = 0
+        let offset = self.offset ?? 0
         var limits = QueryLimits()
         if let timeout { limits.seconds = timeout }
         try ReadOnlyQuery.run(sql, bindings: bindings, store: session.store, limits: limits, columns: { names in
             writer = RowWriter(columns: names, format: session.format(output.format), sink: session.output)
         }, row: { values in
+            if skipped < offset {
+                skipped += 1
+                return true
+            }
             if let limit, limit > 0, printed >= limit { return false }
+            if session.output.overflowed { return false }
             writer?.row(values.map { OutputValue($0) })
             printed += 1
             return true

@@ -18,19 +18,27 @@ public final class OutputSink {
     public var terminalWidth: Int?
     /// Table headers are set in bold; only ever on a terminal, and never under `NO_COLOR`.
     public var usesColor = false
+    /// A collecting sink keeps at most this many bytes: what comes after is dropped, and
+    /// `overflowed` says so (an MCP answer has a byte cap; a fetch of large blobs must not
+    /// be held whole first).
+    public let byteLimit: Int?
+    /// Whether bytes past `byteLimit` were dropped; a command may stop when it sees this.
+    public private(set) var overflowed = false
 
     /// A file sink writes each time 64 KiB have gathered; a collecting sink grows instead.
     public init(handle: FileHandle, terminalWidth: Int? = nil) {
         self.handle = handle
         self.terminalWidth = terminalWidth
+        byteLimit = nil
         capacity = 1 << 16
         storage = .allocate(capacity: capacity)
     }
 
     /// A sink that keeps its output, for a caller that sends it on elsewhere.
-    public init(collectingWithWidth terminalWidth: Int? = nil) {
+    public init(collectingWithWidth terminalWidth: Int? = nil, byteLimit: Int? = nil) {
         handle = nil
         self.terminalWidth = terminalWidth
+        self.byteLimit = byteLimit
         capacity = 256
         storage = .allocate(capacity: capacity)
     }
@@ -47,6 +55,12 @@ public final class OutputSink {
     }
 
     private func makeRoom(_ n: Int) {
+        if handle == nil, let byteLimit, collected.count + count + n > byteLimit {
+            // Bytes past the limit are written over: the sink never grows much beyond it.
+            overflowed = true
+            count = max(0, min(count, byteLimit - collected.count))
+            if count + n <= capacity { return }
+        }
         if handle != nil {
             flush()
             if n <= capacity { return }
@@ -157,7 +171,9 @@ public final class OutputSink {
         guard count > 0 else { return }
         defer { count = 0 }
         guard let handle else {
-            collected.append(contentsOf: UnsafeBufferPointer(start: storage, count: count))
+            let kept = byteLimit.map { max(0, min(count, $0 - collected.count)) } ?? count
+            if kept < count { overflowed = true }
+            collected.append(contentsOf: UnsafeBufferPointer(start: storage, count: kept))
             return
         }
         writeAll(handle.fileDescriptor, storage, count)

@@ -33,6 +33,9 @@ public struct HistoryQuery: Sendable {
     public var type: HistoryChangeType?
     /// Transactions, or with changes, changes.
     public var limit: Int?
+    /// Rows (transactions, or with changes, changes) to pass over first: a page after the
+    /// ones already read.
+    public var offset: Int?
 
     public init() {}
 

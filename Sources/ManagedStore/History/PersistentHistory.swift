@@ -43,7 +43,7 @@ public struct PersistentHistory {
         var sql = "SELECT " + transactionColumns("t") + ", k.i, k.u, k.d FROM ATRANSACTION t "
             + (query.filtersChanges ? "JOIN" : "LEFT JOIN") + " (\(counts)) k ON k.tx = t.Z_PK"
             + Self.whereClause(filter) + " ORDER BY t.Z_PK"
-        if let limit = query.limit { sql += " LIMIT \(limit)" }
+        sql += query.limitClause
         let arguments = changeFilter.flatMap(\.1) + filter.flatMap(\.1)
         let statement = try db.makeStatement(sql: sql)
         let reader = ColumnReader(statement.sqliteStatement)
@@ -73,7 +73,7 @@ public struct PersistentHistory {
             + tombstones.map { ", c.\(SQL.identifier($0.1))" }.joined()
             + " FROM ACHANGE c" + (transactionFilter.isEmpty ? "" : " LEFT JOIN ATRANSACTION t ON t.Z_PK = c.ZTRANSACTIONID")
             + Self.whereClause(conditions) + " ORDER BY c.ZTRANSACTIONID, c.Z_PK"
-        if let limit = query.limit { sql += " LIMIT \(limit)" }
+        sql += query.limitClause
         var entities = EntityLookup(store: store)
         // Read through the C API: a history holds millions of changes.
         let statement = try db.makeStatement(sql: sql)
@@ -255,5 +255,13 @@ private struct EntityLookup {
         }
         found[number] = entry
         return entry
+    }
+}
+
+extension HistoryQuery {
+    /// `LIMIT n OFFSET m`, or nothing; SQLite takes an offset only after a limit (-1: none).
+    var limitClause: String {
+        guard limit != nil || (offset ?? 0) > 0 else { return "" }
+        return " LIMIT \(limit ?? -1)" + ((offset ?? 0) > 0 ? " OFFSET \(offset ?? 0)" : "")
     }
 }

@@ -6,6 +6,10 @@ import GRDB
 /// documents as safe from another thread); a statement about to start sees the flag and
 /// throws before it runs. An interrupted write rolls its whole transaction back, so the
 /// store is left exactly as it was before the command.
+///
+/// Work that runs beside other work on threads of its own (an MCP server's tool calls) is
+/// stopped one piece at a time instead: see `CancellationScope`. The checks below see the
+/// request for the whole process and the one for the calling thread's scope alike.
 public enum Cancellation {
     private static let lock = NSLock()
     // The three below are read and written only while holding `lock`.
@@ -15,16 +19,18 @@ public enum Cancellation {
     nonisolated(unsafe) private static var depth = 0
     nonisolated(unsafe) private static var requested = false
 
-    private struct WeakConnection {
+    struct WeakConnection {
         weak var queue: DatabaseQueue?
     }
 
-    /// Every connection the store opens, so a request can reach the one that is busy.
+    /// Every connection the store opens, so a request can reach the one that is busy; one
+    /// opened inside a scope is also the scope's to interrupt.
     static func register(_ queue: DatabaseQueue) {
         lock.withLock {
             connections.removeAll { $0.queue == nil }
             connections.append(WeakConnection(queue: queue))
         }
+        CancellationScope.current?.watch(queue)
     }
 
     /// Marks the start of a command; a request left over from an earlier one is dropped.
@@ -55,7 +61,9 @@ public enum Cancellation {
         return true
     }
 
-    public static var isRequested: Bool { lock.withLock { requested } }
+    public static var isRequested: Bool {
+        lock.withLock { requested } || CancellationScope.current?.isCancelled == true
+    }
 
     /// Called before each statement the core runs, and by front ends between commands.
     public static func check() throws {

@@ -8,12 +8,19 @@ struct ChildProcess {
     /// Starts `arguments` with each of `files` opened as the given descriptor (read-write,
     /// created if missing) and the rest of standard input, output and error on /dev/null.
     /// In a `newSession`, the first terminal the child opens becomes its controlling one.
-    init(_ arguments: [String], environment: [String: String], files: [Int32: String], newSession: Bool = false) throws {
+    /// `descriptors` are the test's own (a pipe's end), given to the child as the number
+    /// they map to, in place of a file.
+    init(_ arguments: [String], environment: [String: String], files: [Int32: String], descriptors: [Int32: Int32] = [:],
+         newSession: Bool = false) throws {
         var actions = SpawnActions()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for descriptor: Int32 in 0...2 {
-            posix_spawn_file_actions_addopen(&actions, descriptor, files[descriptor] ?? "/dev/null", O_RDWR | O_CREAT, 0o600)
+            if let own = descriptors[descriptor] {
+                posix_spawn_file_actions_adddup2(&actions, own, descriptor)
+            } else {
+                posix_spawn_file_actions_addopen(&actions, descriptor, files[descriptor] ?? "/dev/null", O_RDWR | O_CREAT, 0o600)
+            }
         }
 
         var attributes = SpawnAttributes()

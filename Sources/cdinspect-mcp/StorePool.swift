@@ -1,0 +1,55 @@
+import Foundation
+import ManagedStore
+
+/// Open copies of the one store, so that tool calls run side by side: a connection serves
+/// one call at a time, and a slow call must not keep the others waiting. A copy is opened
+/// when calls overlap, up to `limit`; a call past that waits for one to come back.
+final class StorePool: @unchecked Sendable {
+    static let limit = 4
+    private let condition = NSCondition()
+    // Read and written only while holding `condition`.
+    private var idle: [PersistentStore]
+    private var opened = 1
+    private let path: String
+    private let options: PersistentStore.Options
+
+    init(_ first: PersistentStore) {
+        idle = [first]
+        path = first.path
+        options = first.options
+    }
+
+    /// A store no other call uses, or nil when the call was stopped while it waited.
+    func borrow(for scope: CancellationScope) throws -> PersistentStore? {
+        condition.lock()
+        while idle.isEmpty && opened >= Self.limit {
+            guard !scope.isCancelled else {
+                condition.unlock()
+                return nil
+            }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.1))
+        }
+        if let store = idle.popLast() {
+            condition.unlock()
+            return store
+        }
+        opened += 1
+        condition.unlock()
+        do {
+            return try PersistentStore(path: path, options: options)
+        } catch {
+            condition.withLock {
+                opened -= 1
+                condition.signal()
+            }
+            throw error
+        }
+    }
+
+    func giveBack(_ store: PersistentStore) {
+        condition.withLock {
+            idle.append(store)
+            condition.signal()
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Inspector
+import MCP
+import ManagedStore
+
+/// Runs tool calls side by side, each on a thread of its own with a store no other call
+/// uses, inside a `CancellationScope`: a client's `notifications/cancelled` or the call's
+/// time limit stops that call's statement (and nothing else), while pings and other calls
+/// go on being answered.
+final class ToolRunner: @unchecked Sendable {
+    let pool: StorePool
+    /// Seconds a call may run; 0 for no limit. `sql` gets it as its statement's limit.
+    let timeLimit: Double
+
+    init(store: PersistentStore, timeLimit: Double) {
+        pool = StorePool(store)
+        self.timeLimit = timeLimit
+    }
+
+    /// The call's result; a call the client cancelled throws `CancellationError`, so that
+    /// the server sends no answer, as the specification asks.
+    func call(_ name: String, _ arguments: [String: Value]) async throws -> CallTool.Result {
+        let scope = CancellationScope()
+        let result: CallTool.Result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let thread = Thread { continuation.resume(returning: self.run(name, arguments, scope)) }
+                // A predicate of 40,000 terms is parsed by recursive descent.
+                thread.stackSize = 64 << 20
+                thread.start()
+            }
+        } onCancel: {
+            scope.cancel()
+        }
+        if scope.reason == .cancelled { throw CancellationError() }
+        return result
+    }
+
+    private func run(_ name: String, _ arguments: [String: Value], _ scope: CancellationScope) -> CallTool.Result {
+        let timer = DispatchWorkItem { [timeLimit] in scope.cancel(.timeLimit(seconds: timeLimit)) }
+        if timeLimit > 0 {
+            // sql's statement stops itself at the limit, with its own message; the timer is
+            // for everything else a call does.
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit + (name == "sql" ? 1 : 0), execute: timer)
+        }
+        defer { timer.cancel() }
+        return scope.run {
+            do {
+                guard let store = try pool.borrow(for: scope) else { throw StoreError.interrupted }
+                defer { pool.giveBack(store) }
+                scope.watch(store.reader)
+                let answer = try ToolAnswer.make(name, arguments, store: store, timeLimit: timeLimit)
+                var content: [Tool.Content] = [.text(text: answer.text, annotations: nil, _meta: nil)]
+                for warning in answer.warnings { content.append(.text(text: "warning: " + warning, annotations: nil, _meta: nil)) }
+                return .init(content: content, structuredContent: answer.structured, isError: false)
+            } catch {
+                var message = ExitStatus.message(for: error)
+                if let predicate = error as? PredicateFormatError, predicate.missing == .argument {
+                    message = predicate.hinted("give it in 'arguments'").description
+                }
+                if case .timeLimit(let seconds)? = scope.reason {
+                    message = "the call stopped after \(String(format: "%g", seconds)) s: the server's time limit (cdinspect mcp --timeout)"
+                }
+                return .init(content: [.text(text: message, annotations: nil, _meta: nil)], isError: true)
+            }
+        }
+    }
+}

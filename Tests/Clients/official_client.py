@@ -1,0 +1,71 @@
+"""cdinspect's MCP server driven by the official MCP client library for Python (the `mcp`
+package), as an assistant's host drives it: the handshake, the tool list, typed arguments, a
+wrong argument, pages followed by cursor (the library checks each page's structured content
+against the tool's output schema), resources, and a slow call that times out in the client,
+which then sends notifications/cancelled. Prints what it saw as one JSON object.
+
+Usage: python official_client.py CDINSPECT STORE
+"""
+import asyncio
+import json
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+def text(result):
+    return result.content[0].text if result.content else ""
+
+
+async def main(binary, store):
+    seen = {}
+    params = StdioServerParameters(command=binary, args=["mcp", store, "--timeout", "0"])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            initialized = await session.initialize()
+            seen["server"] = initialized.server_info.name
+            seen["tools"] = sorted(tool.name for tool in (await session.list_tools()).tools)
+
+            counted = await session.call_tool("count", {"entity": "Person", "predicate": "age > %@", "arguments": [30]})
+            seen["count"] = json.loads(text(counted))["count"]
+            try:
+                wrong = await session.call_tool("count", {"entity": "Person", "where": "age > 30"})
+                seen["where"] = {"isError": wrong.is_error, "text": text(wrong)}
+            except Exception as error:  # an invalid-params error is raised by the library
+                seen["where"] = {"raised": str(error)}
+
+            names, pages, cursor = [], 0, None
+            while True:
+                arguments = {"cursor": cursor} if cursor else {"entity": "Person", "limit": 0, "keys": ["name"]}
+                page = await session.call_tool("fetch", arguments)
+                if page.is_error:
+                    seen["fetchError"] = text(page)
+                    break
+                pages += 1
+                names += [item["name"] for item in page.structured_content["objects"]]
+                cursor = page.structured_content.get("nextCursor")
+                if not cursor:
+                    break
+            seen["fetched"] = len(set(names))
+            seen["pages"] = pages
+
+            listed = await session.list_resources()
+            seen["resources"] = [str(resource.uri) for resource in listed.resources]
+            schema = await session.read_resource("cdinspect://schema/Person")
+            seen["schemaTable"] = json.loads(schema.contents[0].text)["table"]
+
+            # A runaway statement: the library gives up after a second and cancels the call;
+            # the server goes on answering.
+            try:
+                await session.call_tool("sql", {"query": "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r"},
+                                        read_timeout_seconds=1)
+                seen["runaway"] = "answered"
+            except Exception as error:
+                seen["runaway"] = type(error).__name__
+            after = await session.call_tool("sql", {"query": "SELECT count(*) AS n FROM ZPERSON"})
+            seen["afterCancel"] = after.structured_content["rows"][0]["n"]
+    print(json.dumps(seen))
+
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))

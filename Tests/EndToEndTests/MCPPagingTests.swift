@@ -1,0 +1,107 @@
+import Foundation
+import XCTest
+
+/// Answers with rows come in pages an agent can follow to the end: at most 1000 rows and
+/// 4 MiB a page, `truncated` and a `nextCursor` while more remain, `limit: 0` as on the
+/// command line (no limit), the same rows as structured content; and the rest of what the
+/// server offers beside the tools: its model as resources, `info`, typed predicate arguments
+/// and the warnings the command line would print.
+final class MCPPagingTests: XCTestCase {
+    /// Each page's parsed text and structured content, following nextCursor to the end.
+    func pages(_ server: MCPPipe, _ id: inout Int, _ tool: String, _ arguments: [String: Any]) throws -> [[String: Any]] {
+        var result: [[String: Any]] = []
+        var next: [String: Any]? = arguments
+        while let asked = next {
+            id += 1
+            try server.write(try MCPHostileTests.call(id, tool, asked))
+            let reply = try XCTUnwrap(try server.answer(id, within: 30), "no answer to \(tool) \(asked)")
+            let answer = try XCTUnwrap(reply["result"] as? [String: Any], "\(reply)")
+            XCTAssertNotEqual(answer["isError"] as? Bool, true, "\(answer)")
+            let text = try XCTUnwrap((answer["content"] as? [[String: Any]])?.first?["text"] as? String)
+            XCTAssertLessThanOrEqual(text.utf8.count, 4 << 20)
+            let page = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], String(text.prefix(200)))
+            XCTAssertEqual(answer["structuredContent"] as? NSDictionary, page as NSDictionary, "structured content differs from the text")
+            result.append(page)
+            next = (page["nextCursor"] as? String).map { ["cursor": $0] }
+        }
+        return result
+    }
+
+    func testPagesFollowToTheEndAndTheModelIsOffered() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder, people: 2500).path
+        let server = try MCPPipe([store])
+        try server.handshake()
+        var id = 0
+
+        // limit 0: every object, 1000 a page.
+        let all = try pages(server, &id, "fetch", ["entity": "Person", "limit": 0, "keys": ["name"]])
+        XCTAssertEqual(all.map { ($0["objects"] as? [Any])?.count ?? -1 }, [1000, 1000, 500])
+        XCTAssertEqual(all.map { $0["truncated"] as? Bool }, [true, true, false])
+        let ids = all.flatMap { ($0["objects"] as? [[String: Any]] ?? []).compactMap { $0["objectID"] as? String } }
+        XCTAssertEqual(Set(ids).count, 2500)
+        // A limit is kept across pages: the last page says more matched, and ends.
+        let limited = try pages(server, &id, "fetch", ["entity": "Person", "limit": 1500, "sort": "age"])
+        XCTAssertEqual(limited.map { ($0["objects"] as? [Any])?.count ?? -1 }, [1000, 500])
+        XCTAssertEqual(limited.last?["truncated"] as? Bool, true)
+        XCTAssertNil(limited.last?["nextCursor"])
+
+        // Pages end at 4 MiB: 2500 rows of 20 KB of text take more than ten.
+        let big = try pages(server, &id, "sql", ["query": "SELECT Z_PK, hex(zeroblob(10000)) AS blob FROM ZPERSON ORDER BY Z_PK", "limit": 0])
+        XCTAssertGreaterThan(big.count, 10)
+        let keys = big.flatMap { ($0["rows"] as? [[String: Any]] ?? []).compactMap { $0["Z_PK"] as? Int } }
+        XCTAssertEqual(keys, Array(1...2500))
+
+        // A cursor goes with its own call only.
+        let first = try XCTUnwrap(all.first?["nextCursor"] as? String)
+        for (arguments, tool, message) in [(["cursor": first, "entity": "Tag"], "fetch", "other arguments"),
+                                           (["cursor": first, "query": "SELECT 1"], "sql", "continues a fetch call")] as [([String: Any], String, String)] {
+            id += 1
+            try server.write(try MCPHostileTests.call(id, tool, arguments))
+            let error = try XCTUnwrap(try server.answer(id, within: 10)?["error"] as? [String: Any])
+            XCTAssertEqual(error["code"] as? Int, -32602)
+            XCTAssertTrue((error["message"] as? String)?.contains(message) == true, "\(error)")
+        }
+
+        // Typed predicate arguments: text for %@, a key path for %K.
+        id += 1
+        try server.write(try MCPHostileTests.call(id, "count", ["entity": "Person", "predicate": "%K > %@ AND name BEGINSWITH %@",
+                                                                "arguments": ["age", 30, "dave1"]]))
+        let typed = try server.toolText(id)
+        let expected = try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZAGE > 30 AND ZNAME LIKE 'dave1%'")
+        XCTAssertEqual(typed.text, "{\"count\": \(expected)}")
+        // A warning the command line prints on stderr comes after the answer.
+        id += 1
+        try server.write(try MCPHostileTests.call(id, "count", ["entity": "Person", "predicate": "age > %@", "arguments": [30, 40]]))
+        let warned = try XCTUnwrap(try server.answer(id, within: 10)?["result"] as? [String: Any])
+        let texts = (warned["content"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+        XCTAssertEqual(texts.count, 2, "\(texts)")
+        XCTAssertEqual(texts.last, "warning: 1 of 'arguments' is not used: the predicate has 1 format specifier outside quotes")
+
+        // Rows tools declare the shape of their structured answer.
+        id += 1
+        try server.request(id, "tools/list")
+        let tools = try XCTUnwrap((try server.answer(id, within: 10)?["result"] as? [String: Any])?["tools"] as? [[String: Any]])
+        let declaring = tools.filter { $0["outputSchema"] != nil }.compactMap { $0["name"] as? String }
+        XCTAssertEqual(Set(declaring), ["fetch", "sql", "history"])
+
+        // The model as resources: the whole schema, and one per entity.
+        id += 1
+        try server.request(id, "resources/list")
+        let resources = try XCTUnwrap((try server.answer(id, within: 10)?["result"] as? [String: Any])?["resources"] as? [[String: Any]])
+        XCTAssertEqual(resources.compactMap { $0["uri"] as? String },
+                       ["cdinspect://schema", "cdinspect://schema/Car", "cdinspect://schema/Person", "cdinspect://schema/SportsCar", "cdinspect://schema/Tag"])
+        id += 1
+        try server.request(id, "resources/read", ["uri": "cdinspect://schema/Person"])
+        let contents = try XCTUnwrap((try server.answer(id, within: 10)?["result"] as? [String: Any])?["contents"] as? [[String: Any]])
+        let schema = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data((contents.first?["text"] as? String ?? "").utf8)) as? [String: Any])
+        XCTAssertEqual(schema["table"] as? String, "ZPERSON")
+
+        id += 1
+        try server.write(try MCPHostileTests.call(id, "info", [:]))
+        let info = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(try server.toolText(id).text.utf8)) as? [String: Any])
+        XCTAssertEqual(info["path"] as? String, store)
+        XCTAssertEqual(info["journalMode"] as? String, "wal")
+        XCTAssertEqual(server.finish().status, 0)
+    }
+}

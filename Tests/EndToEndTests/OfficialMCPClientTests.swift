@@ -1,0 +1,30 @@
+import Foundation
+import XCTest
+
+/// The MCP server as another language's official client library sees it (Python's `mcp`):
+/// `Tests/Clients/official_client.py` drives it and prints what it saw. `.ci/run` installs
+/// the library in a virtual environment and names its python in CDINSPECT_MCP_PYTHON.
+final class OfficialMCPClientTests: XCTestCase {
+    func testThePythonClientLibraryReadsEveryPageAndGetsErrorsForWrongArguments() throws {
+        guard let python = ProcessInfo.processInfo.environment["CDINSPECT_MCP_PYTHON"], !python.isEmpty else {
+            throw XCTSkip("the official MCP client library for Python is not set up: CDINSPECT_MCP_PYTHON names a python with the mcp package (.ci/run makes one)")
+        }
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder, people: 2500).path
+        let script = Fixtures.packageRoot.appendingPathComponent("Tests/Clients/official_client.py").path
+        let run = try CLI.run([script, CLI.binary.path, store], executable: URL(fileURLWithPath: python))
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let seen = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], run.stdout + run.stderr)
+        XCTAssertEqual(seen["server"] as? String, "cdinspect")
+        XCTAssertEqual(seen["tools"] as? [String], ["cloudkit", "count", "entities", "explain", "fetch", "history", "info", "schema", "sql"])
+        XCTAssertEqual(seen["count"] as? Int, Int(try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZAGE > 30")))
+        XCTAssertEqual((seen["where"] as? [String: Any])?["raised"] as? String,
+                       "Invalid params: count has no argument 'where' (it takes entity, predicate, arguments)")
+        XCTAssertEqual(seen["fetched"] as? Int, 2500)
+        XCTAssertEqual(seen["pages"] as? Int, 3)
+        XCTAssertEqual((seen["resources"] as? [String])?.first, "cdinspect://schema")
+        XCTAssertEqual(seen["schemaTable"] as? String, "ZPERSON")
+        XCTAssertEqual(seen["runaway"] as? String, "MCPError")
+        XCTAssertEqual(seen["afterCancel"] as? Int, 2500)
+    }
+}
