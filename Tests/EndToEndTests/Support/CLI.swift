@@ -34,50 +34,79 @@ enum CLI {
 
     @discardableResult
     /// `timeout`: the process is killed (SIGKILL, so `signaled`) if it runs longer: a hang.
+    /// Started with `posix_spawn` and driven with poll(2) on this thread alone, so that tests
+    /// may run it from many threads at once (Foundation's `Process` faulted when they did).
     static func run(_ arguments: [String], stdin: String? = nil, executable: URL = binary,
                     environment: [String: String] = [:], prefix: [String] = [], timeout: TimeInterval? = nil) throws -> Result {
-        let process = Process()
-        if prefix.isEmpty {
-            process.executableURL = executable
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: prefix[0])
-            process.arguments = Array(prefix.dropFirst()) + [executable.path] + arguments
-        }
+        let argv = prefix.isEmpty ? [executable.path] + arguments : prefix + [executable.path] + arguments
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
         for (k, v) in environment { env[k] = v }
-        process.environment = env
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        if let timeout { DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer) }
-        defer { killer.cancel() }
-        // Read both pipes while writing standard input, so that neither side can stall on a
-        // full pipe. `outData` is written on the other thread before `leave` and read after
-        // `wait`. A process that exits before reading all its input must not end this one
-        // with SIGPIPE: the write fails instead, and is ignored.
-        signal(SIGPIPE, SIG_IGN)
-        nonisolated(unsafe) var outData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        let writer = input.fileHandleForWriting
-        group.enter()
-        DispatchQueue.global().async {
-            if let stdin { try? writer.write(contentsOf: Data(stdin.utf8)) }
-            try? writer.close()
-            group.leave()
+        let input = try ChildProcess.makePipe(), output = try ChildProcess.makePipe(), errors = try ChildProcess.makePipe()
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(argv, environment: env, files: [:], descriptors: [0: input.read, 1: output.write, 2: errors.write])
+        } catch {
+            for end in [input.read, input.write, output.read, output.write, errors.read, errors.write] { close(end) }
+            throw error
         }
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self),
-                      signaled: process.terminationReason == .uncaughtSignal)
+        for end in [input.read, output.write, errors.write] { close(end) }
+        // A process that exits before reading all its input must not end this one with
+        // SIGPIPE: the write fails instead, and the rest of the input is dropped.
+        signal(SIGPIPE, SIG_IGN)
+        let pending = Array((stdin ?? "").utf8)
+        var written = 0
+        var writer: Int32 = input.write
+        if pending.isEmpty {
+            close(writer)
+            writer = -1
+        } else {
+            _ = fcntl(writer, F_SETFL, fcntl(writer, F_GETFL) | O_NONBLOCK)
+        }
+        var collected: [Int32: [UInt8]] = [output.read: [], errors.read: []]
+        var open: Set<Int32> = [output.read, errors.read]
+        let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
+        var killed = false
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while !open.isEmpty {
+            var watched = open.sorted().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            if writer >= 0 { watched.append(pollfd(fd: writer, events: Int16(POLLOUT), revents: 0)) }
+            var wait: Int32 = -1
+            if let deadline, !killed {
+                let left = deadline.timeIntervalSinceNow
+                if left <= 0 {
+                    kill(child.pid, SIGKILL)
+                    killed = true
+                } else {
+                    wait = Int32(min(left * 1000 + 1, 1_000))
+                }
+            }
+            let ready = Foundation.poll(&watched, nfds_t(watched.count), wait)
+            if ready < 0 && errno == EINTR { continue }
+            for entry in watched where entry.revents != 0 {
+                if entry.fd == writer {
+                    let count = pending.withUnsafeBytes { Foundation.write(writer, $0.baseAddress! + written, pending.count - written) }
+                    if count > 0 { written += count }
+                    if (count < 0 && errno != EINTR && errno != EAGAIN) || written == pending.count {
+                        close(writer)
+                        writer = -1
+                    }
+                    continue
+                }
+                let count = chunk.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    collected[entry.fd]! += chunk[0..<count]
+                } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+                    close(entry.fd)
+                    open.remove(entry.fd)
+                }
+            }
+        }
+        if writer >= 0 { close(writer) }
+        let ending = child.waitForEnding()
+        return Result(status: ending.status, stdout: String(decoding: collected[output.read] ?? [], as: UTF8.self),
+                      stderr: String(decoding: collected[errors.read] ?? [], as: UTF8.self),
+                      signaled: ending.signal != 0)
     }
 
     static func json(_ arguments: [String]) throws -> Any {

@@ -40,17 +40,30 @@ struct ChildProcess {
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+        let result = ChildProcess.spawning.withLock { posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp) }
         guard result == 0 else { throw ChildProcess.failure("posix_spawn \(arguments[0])", code: result) }
         self.pid = pid
     }
 
-    /// The exit status (128 + N if signal N ended it) and the peak resident memory in bytes,
-    /// once the child ends; nil without blocking if it is still running.
-    func poll() -> (status: Int32, peakMemory: Int)? { reap(options: WNOHANG) }
+    /// How a child ended: its exit status (128 + N if signal N ended it), the signal if
+    /// one did, and its peak resident memory in bytes.
+    struct Ending {
+        let status: Int32
+        let signal: Int32
+        let peakMemory: Int
+    }
+
+    /// The exit status and peak memory once the child ends; nil without blocking if it is
+    /// still running.
+    func poll() -> (status: Int32, peakMemory: Int)? { reap(options: WNOHANG).map { ($0.status, $0.peakMemory) } }
 
     /// As `poll`, waiting for the end.
     func wait() -> (status: Int32, peakMemory: Int) {
+        let ending = waitForEnding()
+        return (ending.status, ending.peakMemory)
+    }
+
+    func waitForEnding() -> Ending {
         while true {
             if let ended = reap(options: 0) { return ended }
         }
@@ -58,11 +71,11 @@ struct ChildProcess {
 
     /// nil while the child runs (or a signal interrupted the wait); a child already reaped
     /// by an earlier call reports status -1 rather than leaving `wait` to spin.
-    private func reap(options: Int32) -> (status: Int32, peakMemory: Int)? {
+    private func reap(options: Int32) -> Ending? {
         var raw: Int32 = 0
         var usage = rusage()
         let reaped = wait4(pid, &raw, options, &usage)
-        if reaped == -1 && errno == ECHILD { return (-1, 0) }
+        if reaped == -1 && errno == ECHILD { return Ending(status: -1, signal: 0, peakMemory: 0) }
         guard reaped == pid else { return nil }
         let signal = raw & 0x7f
         #if canImport(Darwin)
@@ -70,8 +83,24 @@ struct ChildProcess {
         #else
         let peak = Int(usage.ru_maxrss) * 1024  // kilobytes
         #endif
-        return (signal == 0 ? (raw >> 8) & 0xff : 128 + signal, peak)
+        return Ending(status: signal == 0 ? (raw >> 8) & 0xff : 128 + signal, signal: signal, peakMemory: peak)
     }
+
+    /// A pipe whose two ends close on exec, so that a child another thread starts at the
+    /// same moment cannot inherit them (and hold a reader's end of file off); the end a
+    /// child is given through `descriptors` is dup'ed, which clears the flag on its copy.
+    static func makePipe() throws -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [0, 0]
+        // Under the lock every spawn takes: no child starts between pipe(2) and the flag.
+        try spawning.withLock {
+            guard pipe(&ends) == 0 else { throw failure("pipe") }
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        }
+        return (ends[0], ends[1])
+    }
+
+    /// Held while a child is started and while a pipe is made and flagged.
+    private static let spawning = NSLock()
 
     static func failure(_ what: String, code: Int32 = errno) -> Error {
         NSError(domain: "ChildProcess", code: Int(code),

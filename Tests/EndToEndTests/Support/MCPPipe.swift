@@ -15,16 +15,15 @@ final class MCPPipe: @unchecked Sendable {
     private var closed = false
 
     init(_ arguments: [String]) throws {
-        var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
-        guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { throw ChildProcess.failure("pipe") }
-        // The test's ends must not reach the child: its input ends when the test closes it.
-        for own in [toChild[1], fromChild[0]] { _ = fcntl(own, F_SETFD, FD_CLOEXEC) }
+        // The test's ends never reach the child: its input ends when the test closes it.
+        let toChild = try ChildProcess.makePipe(), fromChild = try ChildProcess.makePipe()
         process = try ChildProcess([CLI.binary.path, "mcp"] + arguments, environment: ProcessInfo.processInfo.environment,
-                                   files: [2: ProcessInfo.processInfo.environment["CDINSPECT_MCP_STDERR"] ?? "/dev/null"], descriptors: [0: toChild[0], 1: fromChild[1]])
-        close(toChild[0])
-        close(fromChild[1])
-        input = toChild[1]
-        let output = fromChild[0]
+                                   files: [2: ProcessInfo.processInfo.environment["CDINSPECT_MCP_STDERR"] ?? "/dev/null"],
+                                   descriptors: [0: toChild.read, 1: fromChild.write])
+        close(toChild.read)
+        close(fromChild.write)
+        input = toChild.write
+        let output = fromChild.read
         let thread = Thread { [self] in readLines(output) }
         thread.start()
     }
