@@ -3,7 +3,7 @@ import Inspector
 import MCP
 import ManagedStore
 
-/// One tool's answer: the JSON text the command prints (a page of it, for a tool with
+/// One tool's answer: the JSON text the command prints (a page of its rows, for a tool with
 /// rows), the same as structured content where the tool declares its shape, and the
 /// warnings the command line would print on stderr.
 struct ToolAnswer {
@@ -14,28 +14,30 @@ struct ToolAnswer {
     /// Runs the tool's session command on `store`, which this call alone uses.
     static func make(_ name: String, _ arguments: [String: Value], store: PersistentStore, timeLimit: Double) throws -> ToolAnswer {
         guard let definition = MCPTools.definition(name) else { throw CommandError.usage("no tool '\(name)'") }
-        var call = ToolCommand(name: name, store: store, timeLimit: timeLimit)
+        var call = ToolCall(name: name, store: store, timeLimit: timeLimit)
         guard let key = definition.rowsKey else {
-            let text = try call.run(try call.words(arguments), byteLimit: MCPTools.byteCap)
-            guard !call.overflowed else {
+            let sink = OutputSink(collectingWithWidth: nil, byteLimit: MCPTools.byteCap)
+            try call.run(try call.command(arguments), into: sink)
+            guard !sink.overflowed else {
                 throw CommandError.failed("the answer is larger than \(MCPTools.byteCap >> 20) MiB of text; ask for less (one entity, a predicate)")
             }
+            let text = String(decoding: sink.collected, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             // What the store's opening found (a damaged -wal, a model from the schema) is
             // said on stderr once, which an assistant rarely sees: info says it again.
             let opened = name == "info" ? store.warnings.map { "\($0)" } : []
-            return ToolAnswer(text: text.trimmingCharacters(in: .whitespacesAndNewlines), structured: nil, warnings: opened + call.warnings)
+            return ToolAnswer(text: text, structured: nil, warnings: opened + call.warnings)
         }
         return try call.page(arguments, key: key)
     }
 }
 
-/// A tool call turned into its session command and run on the store.
-struct ToolCommand {
+/// A tool call made into its session command, with the tool's typed arguments set on the
+/// command's own properties, and run on the store.
+struct ToolCall {
     let name: String
     let store: PersistentStore
     let timeLimit: Double
     var warnings: [String] = []
-    var overflowed = false
 
     init(name: String, store: PersistentStore, timeLimit: Double) {
         self.name = name
@@ -43,10 +45,9 @@ struct ToolCommand {
         self.timeLimit = timeLimit
     }
 
-    /// The command's words for the tool's arguments (paging aside).
-    mutating func words(_ a: [String: Value]) throws -> [String] {
+    /// The session command for the tool's arguments (paging aside).
+    mutating func command(_ a: [String: Value]) throws -> SessionCommand {
         func text(_ key: String) -> String? { a[key]?.stringValue }
-        func option(_ key: String, _ flag: String) -> [String] { text(key).map { [flag, $0] } ?? [] }
         /// A list given as a JSON array or as comma-separated text.
         func items(_ key: String) -> [String] {
             guard let value = a[key] else { return [] }
@@ -54,47 +55,81 @@ struct ToolCommand {
                 ?? (value.stringValue ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             return items.filter { !$0.isEmpty }
         }
-        let sorts = items("sort").flatMap { ["--sort", $0] }
-        let keys = items("keys").isEmpty ? [] : ["--keys", items("keys").joined(separator: ",")]
-        let entity = text("entity").map { [$0] } ?? []
-        var predicate = option("predicate", "--where")
-        if let values = a["arguments"]?.arrayValue, name != "sql" {
-            guard let format = text("predicate") else { throw CommandError.usage("\(name): 'arguments' fill the predicate's %@; give 'predicate'") }
-            let specifiers = PredicateParser.specifiers(format)
-            if values.count > specifiers.count {
-                let extra = values.count - specifiers.count
-                warnings.append("\(extra) of 'arguments' \(extra == 1 ? "is" : "are") not used: the predicate has \(specifiers.count) format specifier\(specifiers.count == 1 ? "" : "s") outside quotes")
-            }
-            for (value, specifier) in zip(values, specifiers) {
-                predicate += ["--arg", Self.literal(value, keyPath: specifier == "K")]
-            }
-        }
+        let entity = text("entity") ?? ""
         switch name {
-        case "info": return ["info"]
-        case "entities": return ["entities"]
-        case "schema": return ["schema"] + entity
-        case "count": return ["count"] + entity + predicate
-        case "explain": return ["explain"] + entity + predicate + sorts
-        case "fetch": return ["fetch"] + entity + predicate + sorts + keys
-        case "cloudkit": return ["cloudkit", text("view") ?? "entities"] + entity + predicate
+        case "info": return try InfoCommand.parse([])
+        case "entities": return try EntitiesCommand.parse([])
+        case "schema":
+            var command = try SchemaCommand.parse([])
+            command.entity = text("entity")
+            return command
+        case "count":
+            var command = try CountCommand.parse(["-"])
+            command.entity = entity
+            command.predicate = try predicate(a)
+            return command
+        case "explain":
+            var command = try ExplainCommand.parse(["-"])
+            command.entity = entity
+            command.predicate = try predicate(a)
+            command.shape.sort = items("sort")
+            return command
+        case "fetch":
+            var command = try FetchCommand.parse(["-"])
+            command.entity = entity
+            command.predicate = try predicate(a)
+            command.shape.sort = items("sort")
+            command.shape.keys = items("keys").isEmpty ? nil : items("keys").joined(separator: ",")
+            return command
+        case "cloudkit":
+            var command = try CloudKitCommand.parse([])
+            command.view = text("view") ?? "entities"
+            command.entity = text("entity")
+            command.predicate = try predicate(a)
+            return command
         case "history":
-            var words = ["history"]
-            if a["changes"]?.boolValue == true { words.append("--changes") }
-            for (key, flag) in [("after", "--after"), ("since", "--since"), ("until", "--until"), ("author", "--author"),
-                                ("contextName", "--context-name"), ("entity", "--entity"), ("object", "--object"), ("type", "--type")] {
-                words += option(key, flag)
+            var command = try HistoryCommand.parse([])
+            command.changes = a["changes"]?.boolValue == true
+            command.after = text("after")
+            command.since = text("since")
+            command.until = text("until")
+            command.author = text("author")
+            command.contextName = text("contextName")
+            command.entity = text("entity")
+            command.object = text("object")
+            if let type = text("type") {
+                guard let parsed = HistoryChangeType(name: type) else { throw CommandError.usage("history: 'type' takes insert, update or delete") }
+                command.type = parsed
             }
-            return words
+            return command
         case "sql":
-            let bindings = (a["arguments"]?.arrayValue ?? []).flatMap { ["--bind", Self.literal($0, keyPath: false)] }
-            return ["sql", text("query") ?? ""] + bindings + (timeLimit > 0 ? ["--timeout", String(timeLimit)] : [])
+            var command = try SQLCommand.parse([])
+            command.query = [text("query") ?? ""]
+            command.bind = (a["arguments"]?.arrayValue ?? []).map { Self.literal($0, keyPath: false) }
+            command.timeout = timeLimit
+            return command
         default:
             throw CommandError.usage("no tool '\(name)'")
         }
     }
 
-    /// A JSON value as the command line writes it: text quoted (a key path for %K as it is),
-    /// numbers and booleans as they are, null as nil (NULL for SQL's ?).
+    /// The predicate and its typed arguments, each written as the literal its specifier takes.
+    private mutating func predicate(_ a: [String: Value]) throws -> PredicateOptions {
+        var options = try PredicateOptions.parse([])
+        options.where = a["predicate"]?.stringValue
+        guard let values = a["arguments"]?.arrayValue else { return options }
+        guard let format = options.where else { throw CommandError.usage("\(name): 'arguments' fill the predicate's %@; give 'predicate'") }
+        let specifiers = PredicateParser.specifiers(format)
+        if values.count > specifiers.count {
+            let extra = values.count - specifiers.count
+            warnings.append("\(extra) of 'arguments' \(extra == 1 ? "is" : "are") not used: the predicate has \(specifiers.count) format specifier\(specifiers.count == 1 ? "" : "s") outside quotes")
+        }
+        options.arg = zip(values, specifiers).map { Self.literal($0, keyPath: $1 == "K") }
+        return options
+    }
+
+    /// A JSON value as the predicate language (or SQL's ?) writes it: text quoted (a key
+    /// path for %K as it is), numbers and booleans as they are, null as nil (NULL for ?).
     static func literal(_ value: Value, keyPath: Bool) -> String {
         switch value {
         case .string(let s):
@@ -107,21 +142,19 @@ struct ToolCommand {
         }
     }
 
-    /// Runs the command in JSON and returns what it printed, at most `byteLimit` bytes of it
-    /// (`overflowed` says when more was dropped).
-    mutating func run(_ words: [String], byteLimit: Int) throws -> String {
-        let sink = OutputSink(collectingWithWidth: nil, byteLimit: byteLimit)
+    /// Runs the command in JSON into `sink`, keeping the warnings it gives.
+    mutating func run(_ command: SessionCommand, into sink: OutputSink) throws {
         var notes: [String] = []
         let session = Session(store: store, format: .json, output: sink, warn: { notes.append($0) }, runsOneCommand: true)
         defer { warnings += notes }
-        try session.run(try CommandTable.parse(words + ["--format", "json"]))
+        try session.run(command)
         sink.flush()
-        overflowed = sink.overflowed
-        return String(decoding: sink.collected, as: UTF8.self)
     }
 
     /// One page of a tool with rows: `{"KEY": […], "truncated": …, "nextCursor": …}`, at most
-    /// `MCPTools.cap` rows and `MCPTools.byteCap` bytes, from where the cursor says.
+    /// `MCPTools.cap` rows and `MCPTools.byteCap` bytes, from where the cursor says. The rows
+    /// come from the command as values (`RowReceiver`), one more than the page holds to tell
+    /// whether there are more.
     mutating func page(_ given: [String: Value], key: String) throws -> ToolAnswer {
         var arguments = given
         var offset = 0
@@ -134,30 +167,35 @@ struct ToolCommand {
             remaining = limit == 0 ? nil : limit
         }
         let rows = min(remaining ?? MCPTools.cap, MCPTools.cap)
-        // One row more than the page holds tells whether there are more.
-        let words = try self.words(arguments) + ["--offset", String(offset), "--limit", String(rows + 1)]
-        let printed = try run(words, byteLimit: MCPTools.byteCap + (64 << 10))
-        var lines = printed.split(separator: "\n", omittingEmptySubsequences: true)
-        // Past the byte limit the last line may be cut short: it is not a row.
-        if overflowed, !lines.isEmpty { lines.removeLast() }
-        let nested = name == "history" && arguments["changes"]?.boolValue == true
-        var body = RowPage(rows: rows)
-        if nested {
-            for line in lines {
-                if line.hasPrefix("    ") { body.add(change: line) } else if line.hasPrefix("  {") { body.add(transaction: line) }
-            }
-        } else {
-            for line in lines where line.hasPrefix("  ") { body.add(row: line) }
+        var command = try self.command(arguments)
+        switch command {
+        case var fetch as FetchCommand:
+            (fetch.shape.offset, fetch.shape.limit) = (offset, rows + 1)
+            command = fetch
+        case var sql as SQLCommand:
+            (sql.offset, sql.limit) = (offset, rows + 1)
+            command = sql
+        case var history as HistoryCommand:
+            (history.offset, history.limit) = (offset, rows + 1)
+            command = history
+        default: break
         }
-        var more = body.more || overflowed
-        var returned = body.count
+        // Room for the rest of the answer, the cursor (it carries the arguments) included.
+        let cursorBytes = (try? JSONEncoder().encode(arguments).count) ?? 0
+        let collector = PageCollector(rows: rows, bytes: MCPTools.byteCap - 256 - cursorBytes * 4 / 3,
+                                      nestsChanges: name == "history" && arguments["changes"]?.boolValue == true)
+        let sink = OutputSink(collectingWithWidth: nil, byteLimit: 1 << 16)
+        sink.rowReceiver = collector
+        try run(command, into: sink)
+        var more = collector.more
+        var returned = collector.count
         if returned == 0 && more {
             // One row larger than a whole page: left out, said, and passed over.
             warnings.append("row \(offset + 1) is larger than \(MCPTools.byteCap >> 20) MiB of text and is left out (ask for fewer keys, or read it in pieces with sql and substr)")
             returned = 1
             more = true
         }
-        var text = "{\"\(key)\": \(body.json), \"truncated\": \(more)"
+        var text = "{\"\(key)\": \(collector.json), \"truncated\": \(more)"
         if more, remaining.map({ $0 - returned > 0 }) ?? true {
             let next = PageCursor(tool: name, arguments: arguments, offset: offset + returned, remaining: remaining.map { $0 - returned })
             text += ", \"nextCursor\": \"\(next.encoded)\""
@@ -168,59 +206,62 @@ struct ToolCommand {
     }
 }
 
-/// The rows of one page, kept as the command printed them (one JSON value a line), up to
-/// the page's row count and byte cap.
-struct RowPage {
+/// The rows of one page, as the command hands them over, up to the page's row count and byte
+/// budget. History's changes come one a row with their transaction's columns, and are nested
+/// back into their transactions here, as the command line's JSON nests them.
+final class PageCollector: RowReceiver {
     let rows: Int
+    let budget: Int
+    let nestsChanges: Bool
     private(set) var count = 0
     private(set) var more = false
-    private var size = 64
+    private var size = 0
     private var elements: [String] = []
-    /// For history with changes: each transaction's line (up to its "changes": [) and the
-    /// changes of it the page holds.
-    private var transactions: [(header: String, changes: [String])] = []
+    /// For history with changes: each transaction's own columns and the changes of it the
+    /// page holds.
+    private var transactions: [(token: OutputValue, columns: [(String, OutputValue)], changes: [OutputValue])] = []
 
-    init(rows: Int) { self.rows = rows }
-
-    private static func element(_ line: Substring) -> String {
-        var text = line.drop { $0 == " " }
-        if text.hasSuffix(",") { text = text.dropLast() }
-        return String(text)
+    init(rows: Int, bytes: Int, nestsChanges: Bool) {
+        self.rows = rows
+        budget = bytes
+        self.nestsChanges = nestsChanges
     }
 
-    /// Whether one more row of `bytes` fits; when not, the page is full.
-    private mutating func fits(_ bytes: Int) -> Bool {
-        guard !more, count < rows, size + bytes + 6 <= MCPTools.byteCap else {
+    func receive(_ record: OutputValue) -> Bool {
+        guard count < rows else {
             more = true
             return false
         }
-        size += bytes + 6
+        var text = record.jsonText
+        var change: OutputValue?
+        var header: [(String, OutputValue)] = []
+        if nestsChanges, case .object(let pairs) = record {
+            header = Array(pairs.prefix(6))
+            change = .object(Array(pairs.dropFirst(6)))
+            text = change?.jsonText ?? text
+            if transactions.last?.token != header.first?.1 { size += OutputValue.object(header).jsonText.utf8.count + 16 }
+        }
+        guard size + text.utf8.count + 6 <= budget else {
+            more = true
+            return false
+        }
+        size += text.utf8.count + 6
         count += 1
+        if let change {
+            if transactions.last?.token != header.first?.1 {
+                transactions.append((header.first?.1 ?? .null, header, []))
+            }
+            transactions[transactions.count - 1].changes.append(change)
+        } else {
+            elements.append(text)
+        }
         return true
     }
 
-    mutating func add(row line: Substring) {
-        let element = Self.element(line)
-        if fits(element.utf8.count) { elements.append(element) }
-    }
-
-    mutating func add(transaction line: Substring) {
-        guard !more else { return }
-        let header = Self.element(line)
-        size += header.utf8.count + 8
-        transactions.append((header, []))
-    }
-
-    mutating func add(change line: Substring) {
-        let change = Self.element(line)
-        guard !transactions.isEmpty, fits(change.utf8.count) else { return }
-        transactions[transactions.count - 1].changes.append(change)
-    }
-
     var json: String {
-        let items = transactions.isEmpty
-            ? elements
-            : transactions.filter { !$0.changes.isEmpty }.map { $0.header + "\n    " + $0.changes.joined(separator: ",\n    ") + "\n  ]}" }
+        let items = nestsChanges
+            ? transactions.map { OutputValue.object($0.columns + [("changes", .array($0.changes))]).jsonText }
+            : elements
         return items.isEmpty ? "[]" : "[\n  " + items.joined(separator: ",\n  ") + "\n]"
     }
 }

@@ -5,42 +5,23 @@ import XCTest
 final class MCPServerTests: XCTestCase {
     /// A running server: send a request, read the response with its id.
     final class Server {
-        let process = Process()
-        let input = Pipe()
-        let output = Pipe()
-        private var pending = Data()
+        let pipe: MCPPipe
         private var nextID = 0
 
         init(_ store: String) throws {
-            process.executableURL = CLI.binary
-            process.arguments = ["mcp", store]
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            pipe = try MCPPipe([store])
         }
 
         func send(_ method: String, _ params: [String: Any]? = nil) throws -> [String: Any] {
             nextID += 1
             var message: [String: Any] = ["jsonrpc": "2.0", "id": nextID, "method": method]
             if let params { message["params"] = params }
-            try input.fileHandleForWriting.write(contentsOf: JSONSerialization.data(withJSONObject: message) + Data([10]))
-            while true {
-                if let newline = pending.firstIndex(of: 10) {
-                    let line = pending[pending.startIndex..<newline]
-                    pending.removeSubrange(pending.startIndex...newline)
-                    let reply = try XCTUnwrap(JSONSerialization.jsonObject(with: line) as? [String: Any])
-                    if reply["id"] as? Int == nextID { return reply }
-                    continue
-                }
-                let chunk = output.fileHandleForReading.availableData
-                guard !chunk.isEmpty else { throw NSError(domain: "mcp", code: 1, userInfo: [NSLocalizedDescriptionKey: "the server closed its output"]) }
-                pending.append(chunk)
-            }
+            try pipe.send(message)
+            return try XCTUnwrap(try pipe.answer(nextID, within: 60), "no answer to \(method)")
         }
 
         func notify(_ method: String) throws {
-            try input.fileHandleForWriting.write(contentsOf: JSONSerialization.data(withJSONObject: ["jsonrpc": "2.0", "method": method]) + Data([10]))
+            try pipe.send(["jsonrpc": "2.0", "method": method])
         }
 
         /// A tool's text and whether it is an error.
@@ -58,9 +39,7 @@ final class MCPServerTests: XCTestCase {
         }
 
         func stop() -> Int32 {
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
-            return process.terminationStatus
+            pipe.finish().status
         }
     }
 

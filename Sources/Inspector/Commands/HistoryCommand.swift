@@ -63,6 +63,14 @@ public struct HistoryCommand: SessionCommand {
     }
 
     public func run(in session: Session) throws {
+        do {
+            try list(in: session)
+        } catch HistoryListing.enough {
+            // The receiver has the rows it wanted.
+        }
+    }
+
+    private func list(in session: Session) throws {
         let history = try PersistentHistory(store: session.store)
         let query = try query(session.store)
         let format = session.format(output.format)
@@ -70,9 +78,18 @@ public struct HistoryCommand: SessionCommand {
             if !changes {
                 let writer = RowWriter(columns: HistoryRows.transactionColumns + ["inserts", "updates", "deletes"], format: format, sink: session.output)
                 try history.transactions(query, db) { t in
+                    guard writer.wantsMore else { throw HistoryListing.enough }
                     writer.row(HistoryRows.values(t) + [.integer(Int64(t.inserts)), .integer(Int64(t.updates)), .integer(Int64(t.deletes))])
                 }
                 writer.finish()
+            } else if session.output.rowReceiver != nil {
+                // Each change with its transaction's columns: the receiver nests them.
+                let writer = RowWriter(columns: HistoryRows.transactionColumns + ["type", "entity", "objectID", "updated", "tombstone"],
+                                       format: format, sink: session.output)
+                try history.changes(query, db) { transaction, change in
+                    guard writer.wantsMore else { throw HistoryListing.enough }
+                    writer.row(HistoryRows.values(transaction) + HistoryRows.change(change, store: session.store).map(\.1))
+                }
             } else if format == .json {
                 let writer = NestedChangeWriter(sink: session.output, store: session.store)
                 try history.changes(query, db) { writer.write($0, $1) }
@@ -87,6 +104,11 @@ public struct HistoryCommand: SessionCommand {
             }
         }
     }
+}
+
+/// A listing's receiver wants no more rows: the reading stops there.
+private enum HistoryListing: Error {
+    case enough
 }
 
 /// How history rows print, shared by `history` and `watch`.

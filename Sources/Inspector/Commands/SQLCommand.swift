@@ -51,7 +51,7 @@ public struct SQLCommand: SessionCommand {
             if session.output.overflowed { return false }
             writer?.row(values.map { OutputValue($0) })
             printed += 1
-            return true
+            return writer?.wantsMore ?? true
         })
         writer?.finish()
     }

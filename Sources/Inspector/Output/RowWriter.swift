@@ -21,11 +21,18 @@ public final class RowWriter {
     /// (`"address": {"city": …}`), as the app's dictionary holds them.
     private let nested: Set<String>
 
+    /// The sink's receiver, which takes the rows as values instead of text.
+    private let receiver: RowReceiver?
+    /// False once the receiver wants no more rows: a command that can stop early does.
+    public private(set) var wantsMore = true
+
     public init(columns: [String], format: OutputFormat, sink: OutputSink, nested: Set<String> = []) {
         self.columns = columns
         self.format = format
         self.sink = sink
         self.nested = nested
+        receiver = sink.rowReceiver
+        guard receiver == nil else { return }
         switch format {
         case .json: sink.write("[")
         case .csv:
@@ -41,6 +48,10 @@ public final class RowWriter {
     /// A row as JSON wants it: an object keyed by column (or by the given pairs).
     public func row(_ values: [OutputValue]) {
         defer { count += 1 }
+        if let receiver {
+            if wantsMore { wantsMore = receiver.receive(record(values)) }
+            return
+        }
         switch format {
         case .json:
             sink.write(count == 0 ? "\n  " : ",\n  ")
@@ -78,6 +89,11 @@ public final class RowWriter {
         }
     }
 
+    /// A row as the object JSON prints for it.
+    func record(_ values: [OutputValue]) -> OutputValue {
+        nested.isEmpty ? .object(Array(zip(columns, values))) : nestedObject(values)
+    }
+
     private func nestedObject(_ values: [OutputValue]) -> OutputValue {
         var pairs: [(String, OutputValue)] = []
         func insert(_ path: ArraySlice<Substring>, _ value: OutputValue, into pairs: inout [(String, OutputValue)]) {
@@ -105,6 +121,7 @@ public final class RowWriter {
     }
 
     public func finish() {
+        guard receiver == nil else { return }
         switch format {
         case .json: sink.line(count == 0 ? "]" : "\n]")
         case .table: if widths == nil { startTable() }

@@ -39,6 +39,7 @@ public enum ExitStatus {
             case .variable(let name): return predicate.hinted("give one with --var \(name)=VALUE").description
             }
         }
+        if case BatchError.nothingToSet(let entity) = error { return "batch-update \(entity) needs at least one --set KEY=VALUE" }
         if case StoreError.walBesideImmutable = error { return "\(error) (drop --immutable, or copy the store after a checkpoint)" }
         return String(describing: error)
     }

@@ -179,7 +179,7 @@ public enum BatchError: Error, CustomStringConvertible, Equatable {
 
     public var description: String {
         switch self {
-        case .nothingToSet(let entity): return "batch-update \(entity) needs at least one --set KEY=VALUE"
+        case .nothingToSet(let entity): return "a batch update of \(entity) needs at least one property to set"
         case .setTwice(let entity, let key): return "\(entity).\(key) is set twice"
         case .valueNeedsJoin(let entity):
             return "a batch update's values may use only \(entity)'s own attributes (a key path through a relationship needs a join)"
