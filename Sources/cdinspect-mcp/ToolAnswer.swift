@@ -105,7 +105,7 @@ struct ToolCall {
         case "sql":
             var command = try SQLCommand.parse([])
             command.query = [text("query") ?? ""]
-            command.bind = (a["arguments"]?.arrayValue ?? []).map { Self.literal($0, keyPath: false) }
+            command.bind = (a["arguments"]?.arrayValue ?? []).map(Self.binding)
             command.timeout = timeLimit
             return command
         default:
@@ -128,8 +128,21 @@ struct ToolCall {
         return options
     }
 
-    /// A JSON value as the predicate language (or SQL's ?) writes it: text quoted (a key
-    /// path for %K as it is), numbers and booleans as they are, null as nil (NULL for ?).
+    /// A JSON value as `--bind` takes it for SQL's ?: text between quotes (only the outer
+    /// pair is taken off, so nothing inside needs escaping), numbers as they are, a boolean
+    /// as 1 or 0 (SQLite has no other), null as NULL.
+    static func binding(_ value: Value) -> String {
+        switch value {
+        case .string(let s): return "\"" + s + "\""
+        case .int(let i): return String(i)
+        case .double(let d): return String(d)
+        case .bool(let b): return b ? "1" : "0"
+        default: return "NULL"
+        }
+    }
+
+    /// A JSON value as the predicate language writes it: text quoted (a key path for %K as
+    /// it is), numbers and booleans as they are, null as nil.
     static func literal(_ value: Value, keyPath: Bool) -> String {
         switch value {
         case .string(let s):

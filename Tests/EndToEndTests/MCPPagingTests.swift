@@ -70,6 +70,16 @@ final class MCPPagingTests: XCTestCase {
         let typed = try server.toolText(id)
         let expected = try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZAGE > 30 AND ZNAME LIKE 'dave1%'")
         XCTAssertEqual(typed.text, "{\"count\": \(expected)}")
+        // Text with quotes and backslashes, null and booleans reach SQL's ? and %@ as they are.
+        id += 1
+        try server.write(try MCPHostileTests.call(id, "sql", ["query": "SELECT ? AS t, ? IS NULL AS n, ? AS b, ? AS r",
+                                                              "arguments": ["a \"quoted\" \\ back'slash", NSNull(), true, 2.5]]))
+        XCTAssertEqual(try server.toolText(id).text,
+                       #"{"rows": [\#n  {"t": "a \"quoted\" \\ back'slash", "n": 1, "b": 1, "r": 2.5}\#n], "truncated": false}"#)
+        id += 1
+        try server.write(try MCPHostileTests.call(id, "count", ["entity": "Person", "predicate": "name == %@ OR name == %@",
+                                                                "arguments": ["dave\"1", "dave2"]]))
+        XCTAssertEqual(try server.toolText(id).text, "{\"count\": 1}")
         // A warning the command line prints on stderr comes after the answer.
         id += 1
         try server.write(try MCPHostileTests.call(id, "count", ["entity": "Person", "predicate": "age > %@", "arguments": [30, 40]]))
