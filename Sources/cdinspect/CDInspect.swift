@@ -31,11 +31,24 @@ struct CDInspect: ParsableCommand {
         return try? SessionSubcommand.parse(arguments)
     }
 
+    /// `cdinspect fetchh STORE Person`: a first word that is no command and no file, one or
+    /// two letters from a command's name, is a misspelt command, not a store (the parser
+    /// would take it for the store and call the rest unexpected arguments).
+    static func checkCommandName(_ arguments: [String]) throws {
+        guard arguments.count >= 2, let first = arguments.first, !first.hasPrefix("-"), !first.contains("/"),
+              OneShotCommands.subcommand(named: first) == nil, !FileManager.default.fileExists(atPath: first) else { return }
+        let names = configuration.subcommands.map { $0._commandName }.filter { $0 != "session" }
+        guard !names.contains(first), let near = Spelling.nearest(first, in: names) else { return }
+        Diagnostics.error("unknown command '\(first)' (did you mean '\(near)'?)")
+        throw ExitCode(ExitStatus.usage)
+    }
+
     /// Parses and runs, printing errors as `cdinspect: error: …` and exiting with the status
     /// `ExitStatus` assigns.
     static func start(_ arguments: [String]) -> Never {
         let status: Int32
         do {
+            try checkCommandName(arguments)
             var command = try parseAlone(arguments) ?? parseAsRoot(arguments)
             try command.run()
             status = ExitStatus.success

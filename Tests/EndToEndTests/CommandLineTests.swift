@@ -10,6 +10,23 @@ final class CommandLineTests: XCTestCase {
         store = try Fixtures.exampleStore(in: try Fixtures.temporaryDirectory(self))
     }
 
+    /// A misspelt command, subcommand or entity is named with the nearest right one, as git
+    /// does; a one-shot command misspelt is not taken for the store.
+    func testMisspeltCommandsSuggestTheNearestOne() throws {
+        for (arguments, message) in [
+            (["fetchh", store.path, "Person"], "unknown command 'fetchh' (did you mean 'fetch'?)"),
+            ([store.path, "-c", "contxt list"], "unknown command 'contxt' (did you mean 'context'?)"),
+            ([store.path, "-c", "context create bg"], "unknown context command 'create' (context commands: new, use, list, drop, set)"),
+            ([store.path, "-c", "context lst"], "unknown context command 'lst' (context commands: new, use, list, drop, set; did you mean 'list'?)"),
+            ([store.path, "-c", "frobnicate"], "unknown command 'frobnicate' (try 'help')"),
+        ] {
+            let r = try CLI.run(arguments)
+            XCTAssertEqual(r.status, 64, "\(arguments)")
+            XCTAssertEqual(r.stderr, "cdinspect: error: \(message)\n", "\(arguments)")
+            XCTAssertEqual(r.stdout, "")
+        }
+    }
+
     func testSubcommandDashCAndScriptPrintTheSame() throws {
         for words in [["info"], ["entities"], ["schema"], ["schema", "Person"], ["entities", "--format", "json"],
                       ["schema", "Car", "--format", "csv"], ["info", "--format", "line"],

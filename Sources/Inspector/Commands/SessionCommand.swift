@@ -69,7 +69,13 @@ public enum CommandTable {
     public static func parse(_ words: [String]) throws -> any SessionCommand {
         guard let name = words.first else { throw CommandError.usage("empty command") }
         guard let type = command(named: name) else {
-            throw CommandError.usage("unknown command '\(name)' (try 'help')")
+            let hint = Spelling.nearest(name, in: commands.map { $0._commandName }).map { "did you mean '\($0)'?" } ?? "try 'help'"
+            throw CommandError.usage("unknown command '\(name)' (\(hint))")
+        }
+        let subcommands = type.configuration.subcommands.map { $0._commandName }
+        if let word = words.dropFirst().first, !subcommands.isEmpty, !word.hasPrefix("-"), word != "help", !subcommands.contains(word) {
+            let hint = Spelling.nearest(word, in: subcommands).map { "; did you mean '\($0)'?" } ?? ""
+            throw CommandError.usage("unknown \(name) command '\(word)' (\(name) commands: \(subcommands.joined(separator: ", "))\(hint))")
         }
         do {
             // As a root, so that commands with subcommands (`context new …`) parse too.

@@ -141,23 +141,7 @@ public final class PersistentStore {
             guard schema.table(e.table) != nil else { throw StoreError.entityHasNoTable(entity: e.name, table: e.table) }
             return e
         }
-        let suggestion = mapping.entities.map(\.name).min { editDistance($0.lowercased(), name.lowercased()) < editDistance($1.lowercased(), name.lowercased()) }
-        let close = suggestion.map { editDistance($0.lowercased(), name.lowercased()) <= max(2, name.count / 3) } ?? false
-        throw StoreError.unknownEntity(name: name, suggestion: close ? suggestion : nil)
+        throw StoreError.unknownEntity(name: name, suggestion: Spelling.nearest(name, in: mapping.entities.map(\.name)))
     }
 }
 
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-        var current = [i] + Array(repeating: 0, count: b.count)
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        previous = current
-    }
-    return previous[b.count]
-}

@@ -375,8 +375,7 @@ public final class PredicateCompiler {
 
     func notFound(_ key: String, _ entity: EntityMapping, at position: Int) -> PredicateFormatError {
         let names = entity.attributes.map(\.attribute.name) + entity.relationships.map(\.relationship.name)
-        let close = names.min { editDistance($0.lowercased(), key.lowercased()) < editDistance($1.lowercased(), key.lowercased()) }
-        let hint = close.flatMap { editDistance($0.lowercased(), key.lowercased()) <= max(2, key.count / 3) ? " (did you mean '\($0)'?)" : nil } ?? ""
+        let hint = Spelling.nearest(key, in: names).map { " (did you mean '\($0)'?)" } ?? ""
         return error("keypath \(key) not found in entity \(entity.name)\(hint)", at: position)
     }
 
