@@ -105,11 +105,17 @@ struct StoreOptions: ParsableArguments {
         guard (0...4).contains(sqlDebugLevel) else { throw ValidationError("--sql-debug takes a level from 0 to 4") }
     }
 
+    /// Seconds to wait for another process's lock: 2, or `CDINSPECT_BUSY_TIMEOUT` (the
+    /// tests shorten it).
+    static var busyTimeout: TimeInterval {
+        ProcessEnvironment.value("CDINSPECT_BUSY_TIMEOUT").flatMap(Double.init) ?? 2
+    }
+
     /// Opens the store, with a debug log on stderr when one is asked for, and always for a
     /// session, where `sqldebug N` can turn it on later.
     func openStore(session: Bool = false) throws -> PersistentStore {
         let log = session || sqlDebugLevel > 0 ? SQLDebugLog(level: sqlDebugLevel, sink: Diagnostics.log) : nil
-        return try PersistentStore(path: try StoreSearch.resolve(store), options: .init(modelPath: model, readonly: readonly, immutable: immutable, log: log))
+        return try PersistentStore(path: try StoreSearch.resolve(store), options: .init(modelPath: model, readonly: readonly, immutable: immutable, busyTimeout: Self.busyTimeout, log: log))
     }
 }
 

@@ -23,7 +23,7 @@ public enum StoreCreator {
 
     public static func create(at path: String, model: ManagedObjectModel, options: Options = Options()) throws {
         guard !FileManager.default.fileExists(atPath: path) else {
-            throw StoreError.sqlite("\(path) already exists; cdinspect does not overwrite stores")
+            throw StoreError.sqlite("\(path) already exists; a store is never overwritten")
         }
         let queue = try DatabaseQueue(path: path)
         try queue.writeWithoutTransaction { db in

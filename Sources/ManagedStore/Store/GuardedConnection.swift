@@ -46,7 +46,7 @@ final class GuardedConnection {
         handle = opened
         guardState = GuardState()
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, Int32(StoreConnection.busyTimeout * 1000))
+        sqlite3_busy_timeout(handle, Int32(file.busyTimeout * 1000))
         for (setting, value) in [(cdi_dbconfig_defensive, Int32(1)), (cdi_dbconfig_fts3_tokenizer, 0),
                                  (cdi_dbconfig_load_extension, 0), (cdi_dbconfig_trusted_schema, 0)] {
             _ = cdi_db_config(handle, setting, value)

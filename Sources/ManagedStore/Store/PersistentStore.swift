@@ -11,11 +11,15 @@ public final class PersistentStore {
         /// Opened as evidence: `immutable=1`, nothing on disk created or changed (implies
         /// `readonly`).
         public var immutable: Bool
+        /// Seconds a connection waits for another process's lock before giving up.
+        public var busyTimeout: TimeInterval
         /// Where Core Data's SQL debug lines go; nil when nothing can ever turn them on.
         public var log: SQLDebugLog?
 
-        public init(modelPath: String? = nil, readonly: Bool = false, immutable: Bool = false, log: SQLDebugLog? = nil) {
+        public init(modelPath: String? = nil, readonly: Bool = false, immutable: Bool = false, busyTimeout: TimeInterval = 2,
+                    log: SQLDebugLog? = nil) {
             self.modelPath = modelPath
+            self.busyTimeout = busyTimeout
             self.readonly = readonly || immutable
             self.immutable = immutable
             self.log = log
@@ -49,6 +53,7 @@ public final class PersistentStore {
     public init(path: String, options: Options = Options()) throws {
         var file = try StoreFile(path: path)
         if options.immutable { file = try file.immutableCopy() }
+        file.busyTimeout = options.busyTimeout
         self.file = file
         self.options = options
         reader = try StoreConnection.open(file, readonly: true, log: options.log)

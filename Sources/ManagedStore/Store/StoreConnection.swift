@@ -7,14 +7,6 @@ import GRDBSQLite
 /// ignore the `-wal`), without touching the journal mode, and with errors translated into
 /// `StoreError`s that name the file.
 public enum StoreConnection {
-    /// How long a reader waits for a writer's lock before giving up.
-    public static let busyTimeout: TimeInterval = {
-        if let raw = ProcessEnvironment.value("CDINSPECT_BUSY_TIMEOUT"), let seconds = Double(raw) {
-            return seconds
-        }
-        return 2
-    }()
-
     /// `holdsTransaction` is for a query generation's connection, whose read transaction
     /// stays open between calls.
     public static func open(_ file: StoreFile, readonly: Bool = true, holdsTransaction: Bool = false,
@@ -26,7 +18,7 @@ public enum StoreConnection {
         configuration.readonly = readonly
         configuration.allowsUnsafeTransactions = holdsTransaction
         configuration.foreignKeysEnabled = false
-        configuration.busyMode = .timeout(busyTimeout)
+        configuration.busyMode = .timeout(file.busyTimeout)
         configuration.label = "cdinspect"
         configuration.prepareDatabase { db in
             if let log { SQLTrace.attach(log, to: db.sqliteConnection!) }

@@ -15,6 +15,8 @@ public struct StoreFile: Sendable {
     /// Opened with `immutable=1`: SQLite takes no lock and creates no `-shm` or `-wal`, so
     /// nothing on disk changes, and it reads the main file only (see `immutableCopy`).
     public private(set) var isImmutable = false
+    /// How long a connection waits for another process's lock before giving up, in seconds.
+    public internal(set) var busyTimeout: TimeInterval = 2
 
     public var walPath: String { path + "-wal" }
     public var sharedMemoryPath: String { path + "-shm" }

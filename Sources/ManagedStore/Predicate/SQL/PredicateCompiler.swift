@@ -134,10 +134,10 @@ public final class PredicateCompiler {
         let test = try comparison(elementComparison, inner)
         switch c.modifier {
         case .all:
-            warn("Core Data's SQLite store rejects ALL on a to-many relationship (\"unsupported predicate\"); cdinspect answers it, the app's fetch would fail")
+            warn("Core Data's SQLite store rejects ALL on a to-many relationship (\"unsupported predicate\"); it is answered here as the predicate means it, but the app's fetch would fail")
             return source.exists(test.parenthesized() + " IS NOT 1", negated: true)
         case .notAny:
-            warn("Core Data's SQLite store does not answer NONE on a to-many relationship reliably; cdinspect answers it as NOT (ANY …)")
+            warn("Core Data's SQLite store does not answer NONE on a to-many relationship reliably; it is answered here as NOT (ANY …)")
             return source.exists(test, negated: true)
         default:
             return source.exists(test)
