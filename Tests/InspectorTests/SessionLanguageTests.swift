@@ -18,6 +18,12 @@ final class SessionLanguageTests: XCTestCase {
         XCTAssertEqual(split?.predicate, #"name == "O'Brien" AND age > 3"#)
         XCTAssertNil(CommandLineSplitter.splitWhereClause("fetch Person --where x", commands: ["fetch"]))
         XCTAssertNil(CommandLineSplitter.splitWhereClause("schema Person where x", commands: ["fetch"]))
+        // Options may come before `where`; a word that is no option is not this form.
+        let optioned = CommandLineSplitter.splitWhereClause("fetch Person --limit 2 --raw where age > 70", commands: ["fetch"])
+        XCTAssertEqual(optioned?.head, "fetch Person --limit 2 --raw")
+        XCTAssertEqual(optioned?.predicate, "age > 70")
+        XCTAssertNil(CommandLineSplitter.splitWhereClause("fetch Person bogus where age > 3", commands: ["fetch"]))
+        XCTAssertNil(CommandLineSplitter.splitWhereClause("fetch Person --sort 'a b' where age > 3", commands: ["fetch"]))
     }
 
     func testOutputValueRendering() {

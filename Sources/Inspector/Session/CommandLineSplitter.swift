@@ -44,7 +44,8 @@ public enum CommandLineSplitter {
     }
 
     /// The `fetch ENTITY where P…` form: everything after the `where` keyword is the predicate,
-    /// taken verbatim, so quotes inside it reach the predicate parser untouched.
+    /// taken verbatim, so quotes inside it reach the predicate parser untouched. Options may
+    /// come between the entity and `where` (`fetch Person --limit 2 where age > 70`).
     public static func splitWhereClause(_ line: String, commands: Set<String>) -> (head: String, predicate: String)? {
         let scalars = Array(line)
         var i = 0
@@ -60,11 +61,19 @@ public enum CommandLineSplitter {
         skipSpaces()
         let entity = word()
         guard !entity.isEmpty, !entity.hasPrefix("-"), !entity.contains("'"), !entity.contains("\"") else { return nil }
+        var head = "\(command) \(entity)"
+        while true {
+            skipSpaces()
+            let next = word()
+            if next.lowercased() == "where" { break }
+            // Options and their values, unquoted; anything else is not this form.
+            guard !next.isEmpty, !next.contains("'"), !next.contains("\""), next.hasPrefix("-") || head.split(separator: " ").last?.hasPrefix("-") == true else {
+                return nil
+            }
+            head += " " + next
+        }
         skipSpaces()
-        let keyword = word()
-        guard keyword.lowercased() == "where" else { return nil }
-        skipSpaces()
-        return ("\(command) \(entity)", String(scalars[i...]))
+        return (head, String(scalars[i...]))
     }
 
     /// The rest of the line after `command`, as typed, when it starts with a letter (an SQL
