@@ -89,7 +89,9 @@ final class MCPHostileTests: XCTestCase {
         let ended = server.finish()
         XCTAssertEqual(ended.status, 0)
         XCTAssertLessThan(ended.seconds, 30)
-        XCTAssertLessThan(ended.peakMemory, 1 << 30, "peak memory")
+        // The statement limit is 512 MB beyond what SQLite held (counted for the whole
+        // process, so statements side by side share it); the rest is the server itself.
+        XCTAssertLessThan(ended.peakMemory, 640 << 20, "peak memory")
         var seen: [Int: Int] = [:]
         var nullCodes: [Int] = []
         for line in server.output {
