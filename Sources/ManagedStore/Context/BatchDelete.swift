@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 
 /// Batch deletes: the matching rows and, in the same exclusive transaction, the delete
-/// rules of their relationships, as current Core Data applies them (DESIGN.md "Batch
-/// requests"): cascade deletes the destinations (and theirs, to the end), deny fails the
+/// rules of their relationships, as current Core Data applies them (ARCHITECTURE.md,
+/// "Write paths"): cascade deletes the destinations (and theirs, to the end), deny fails the
 /// whole request when a destination would survive, and nullify clears the keys and join
 /// rows that point at deleted rows. A mandatory to-one inverse cannot be nullified: the
 /// request fails, as Core Data's trigger does ("mandatory OTO nullify inverse").

@@ -3,7 +3,7 @@ import GRDB
 import GRDBSQLite
 
 /// Batch updates: one `UPDATE OR FAIL … SET …, Z_OPT = (Z_OPT + 1) WHERE …` in one exclusive
-/// transaction, past every context (DESIGN.md "Batch requests"; the statement shape is
+/// transaction, past every context (ARCHITECTURE.md "Write paths"; the statement shape is
 /// Core Data's, sqldebug-log.md "Batch update / batch delete"). No context sees the change
 /// until it refreshes or merges the changed IDs.
 extension Coordinator {

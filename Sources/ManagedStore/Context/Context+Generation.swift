@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// Query generations of a context (seeds 000, 001, 004; DESIGN.md "Query generations").
+/// Query generations of a context (seeds 000, 001, 004; ARCHITECTURE.md "Core Data decisions").
 ///
 /// Only root contexts are pinned. A child reads through its parent (`readRow`,
 /// `readDestinations`, `readStore`), so it sees the parent's generation plus the parent's
