@@ -22,6 +22,12 @@ struct ChildProcess {
                 posix_spawn_file_actions_addopen(&actions, descriptor, files[descriptor] ?? "/dev/null", O_RDWR | O_CREAT, 0o600)
             }
         }
+        // Then nothing else the test process holds reaches the child: a pipe Foundation's
+        // `Pipe` made (not close-on-exec) would stay open in a long-lived child, and the
+        // process at its other end would never see its input end.
+        #if os(Linux)
+        _ = ChildProcess.closeFrom?(&actions, 3)
+        #endif
 
         var attributes = SpawnAttributes()
         posix_spawnattr_init(&attributes)
@@ -33,7 +39,7 @@ struct ChildProcess {
         for signal in [SIGINT, SIGPIPE, SIGTERM, SIGQUIT] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, (newSession ? ChildProcess.setSession : 0)
+        posix_spawnattr_setflags(&attributes, (newSession ? ChildProcess.setSession : 0) | ChildProcess.closeOthers
                                     | Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
         let argv = arguments.map { strdup($0) } + [nil]
@@ -106,6 +112,19 @@ struct ChildProcess {
         NSError(domain: "ChildProcess", code: Int(code),
                 userInfo: [NSLocalizedDescriptionKey: "\(what): \(String(cString: strerror(code)))"])
     }
+
+    #if os(Linux)
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's
+    /// Glibc module does not declare: looked up by name, absent on an older glibc.
+    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+    private static let closeOthers = Int16(0)
+    #else
+    /// POSIX_SPAWN_CLOEXEC_DEFAULT: only the descriptors the file actions name reach the child.
+    private static let closeOthers = Int16(0x4000)
+    #endif
 
     #if canImport(Darwin)
     private static let setSession = Int16(0x0400)  // POSIX_SPAWN_SETSID

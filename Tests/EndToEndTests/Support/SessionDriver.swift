@@ -4,43 +4,57 @@ import XCTest
 /// A `cdinspect STORE` session kept open while the test does other things (another process
 /// writing to the store, say), driven through its stdin line by line as a script would.
 /// After each batch of commands it sends `help quit` and reads up to that help text, so
-/// `run` returns exactly the batch's output.
-/// Sendable because the pipes' handlers append on Foundation's reading threads: both buffers
-/// are behind `lock`.
+/// `run` returns exactly the batch's output. Started with `posix_spawn`; a thread per output
+/// pipe appends to the buffers, which are behind `lock`.
 final class SessionDriver: @unchecked Sendable {
-    private let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
-    private let errors = Pipe()
+    private let process: ChildProcess
+    private var input: Int32
     private let lock = NSLock()
     private var stdoutBuffer = Data()
     private var stderrBuffer = Data()
+    private var ended: Int32?
     static let sentinel = "Leave the session (Ctrl-D too).\n"
 
     init(store: String, arguments: [String] = []) throws {
-        process.executableURL = CLI.binary
-        process.arguments = [store, "--keep-going"] + arguments
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
         var environment = ProcessInfo.processInfo.environment
         environment["CDINSPECT_BUSY_TIMEOUT"] = "0.3"
-        process.environment = environment
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            self?.lock.withLock { self?.stdoutBuffer.append(data) }
+        environment["NO_COLOR"] = "1"
+        let toChild = try ChildProcess.makePipe(), fromChild = try ChildProcess.makePipe(), errors = try ChildProcess.makePipe()
+        process = try ChildProcess([CLI.binary.path, store, "--keep-going"] + arguments, environment: environment, files: [:],
+                                   descriptors: [0: toChild.read, 1: fromChild.write, 2: errors.write])
+        for end in [toChild.read, fromChild.write, errors.write] { close(end) }
+        input = toChild.write
+        for (descriptor, isOutput) in [(fromChild.read, true), (errors.read, false)] {
+            Thread { [weak self] in
+                var chunk = [UInt8](repeating: 0, count: 1 << 16)
+                while true {
+                    let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                    if count < 0 && errno == EINTR { continue }
+                    guard count > 0, let self else { break }
+                    self.lock.withLock {
+                        if isOutput { self.stdoutBuffer.append(contentsOf: chunk[0..<count]) } else { self.stderrBuffer.append(contentsOf: chunk[0..<count]) }
+                    }
+                }
+                close(descriptor)
+            }.start()
         }
-        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            self?.lock.withLock { self?.stderrBuffer.append(data) }
+    }
+
+    private func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count, input >= 0 {
+            let written = bytes.withUnsafeBytes { Foundation.write(input, $0.baseAddress! + offset, bytes.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
         }
-        try process.run()
     }
 
     /// Runs commands (one per line) and returns what they printed on stdout and stderr.
     @discardableResult
     func run(_ commands: String, file: StaticString = #filePath, line: UInt = #line) -> (out: String, err: String) {
-        input.fileHandleForWriting.write(Data((commands + "\nhelp quit\n").utf8))
+        write(commands + "\nhelp quit\n")
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             let done: (String, String)? = lock.withLock {
@@ -60,13 +74,21 @@ final class SessionDriver: @unchecked Sendable {
 
     /// Ends the session (end of input) and returns its exit status.
     func finish() throws -> Int32 {
-        try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        return process.terminationStatus
+        if input >= 0 {
+            close(input)
+            input = -1
+        }
+        let status = process.wait().status
+        ended = status
+        return status
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        if input >= 0 { close(input) }
+        if ended == nil {
+            kill(process.pid, SIGKILL)
+            _ = process.wait()
+        }
     }
 }
 
