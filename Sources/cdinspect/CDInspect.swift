@@ -34,9 +34,12 @@ struct CDInspect: ParsableCommand {
     /// `cdinspect fetchh STORE Person`: a first word that is no command and no file, one or
     /// two letters from a command's name, is a misspelt command, not a store (the parser
     /// would take it for the store and call the rest unexpected arguments).
+    /// It runs at every start, so the file is looked for with stat(2) alone, and the names
+    /// compared only when there is none.
     static func checkCommandName(_ arguments: [String]) throws {
+        var info = stat()
         guard arguments.count >= 2, let first = arguments.first, !first.hasPrefix("-"), !first.contains("/"),
-              OneShotCommands.subcommand(named: first) == nil, !FileManager.default.fileExists(atPath: first) else { return }
+              OneShotCommands.subcommand(named: first) == nil, stat(first, &info) != 0 else { return }
         let names = configuration.subcommands.map { $0._commandName }.filter { $0 != "session" }
         guard !names.contains(first), let near = Spelling.nearest(first, in: names) else { return }
         Diagnostics.error("unknown command '\(first)' (did you mean '\(near)'?)")

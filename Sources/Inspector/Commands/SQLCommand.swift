@@ -48,7 +48,6 @@ public struct SQLCommand: SessionCommand {
                 return true
             }
             if let limit, limit > 0, printed >= limit { return false }
-            if session.output.overflowed { return false }
             writer?.row(values.map { OutputValue($0) })
             printed += 1
             return writer?.wantsMore ?? true

@@ -206,11 +206,9 @@ struct FirstPage {
 /// no `-shm` created, nothing written. It sees the main file only, not the `-wal`.
 enum ImmutableSchema {
     static func read(_ path: String) -> (tables: Set<String>, entityCount: Int?)? {
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "/-_.~"))
-        guard let escaped = path.addingPercentEncoding(withAllowedCharacters: allowed) else { return nil }
         var db: OpaquePointer?
         defer { sqlite3_close(db) }
-        guard sqlite3_open_v2("file:\(escaped)?immutable=1", &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil) == SQLITE_OK else { return nil }
+        guard sqlite3_open_v2(StoreFile.immutableURI(path), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil) == SQLITE_OK else { return nil }
         func strings(_ sql: String) -> [String]? {
             var statement: OpaquePointer?
             guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { return nil }

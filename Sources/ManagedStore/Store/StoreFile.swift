@@ -72,7 +72,11 @@ public struct StoreFile: Sendable {
 
     /// The file to hand to SQLite: the path, or for an immutable open a URI.
     var openName: String {
-        guard isImmutable else { return path }
+        isImmutable ? StoreFile.immutableURI(path) : path
+    }
+
+    /// `file:PATH?immutable=1`, the path percent-encoded as SQLite's URIs need it.
+    static func immutableURI(_ path: String) -> String {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "/-_.~"))
         return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
     }
