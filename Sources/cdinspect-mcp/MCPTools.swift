@@ -77,9 +77,15 @@ enum MCPTools {
                                Argument(name: "arguments", type: .values, description: "Values for the statement's ? parameters, in order."),
                                limit, cursor],
                    required: ["query"], rowsKey: "rows"),
-        Definition(name: "cloudkit", description: "CloudKit mirroring state: entities, zones, objects or events.",
-                   arguments: [Argument(name: "view", type: .string, description: "entities (default), zones, objects or events."),
-                               Argument(name: "entity", type: .string, description: "For objects: the entity."), predicate, predicateArguments],
+        Definition(name: "cloudkit", description: "Why didn't it sync? CloudKit mirroring state: status (last export and import, "
+                   + "changes not yet exported, pending and never-exported objects, failed events with their errors explained, a verdict), "
+                   + "why (the story of one object), check (the model against CloudKit's rules), events, entities, zones, objects, "
+                   + "metadata or relationships.",
+                   arguments: [Argument(name: "view", type: .string,
+                                        description: "status (default), why, check, events, entities, zones, objects, metadata or relationships."),
+                               Argument(name: "entity", type: .string, description: "For objects: the entity."),
+                               Argument(name: "object", type: .string, description: "For why: the object, Entity/pN or its x-coredata URI."),
+                               predicate, predicateArguments],
                    required: [], rowsKey: nil),
     ]
 

@@ -83,8 +83,8 @@ struct ToolCall {
             return command
         case "cloudkit":
             var command = try CloudKitCommand.parse([])
-            command.view = text("view") ?? "entities"
-            command.entity = text("entity")
+            command.view = text("view") ?? "status"
+            command.target = text("object") ?? text("entity")
             command.predicate = try predicate(a)
             return command
         case "history":

@@ -42,7 +42,7 @@ final class CloudKitTests: ExampleStoreTestCase {
         XCTAssertEqual(zones.map { $0["scope"] as? Int ?? 0 }, [2, 3])
         XCTAssertEqual(zones.map { $0["objects"] as? Int ?? 0 }, [4, 1])
 
-        let entities = try rows([])
+        let entities = try rows(["entities"])
         XCTAssertEqual(entities.map { "\($0["entity"]!) \($0["mirrored"]!) \($0["pendingUpload"]!) \($0["pendingDelete"]!)" }.sorted(),
                        ["Car 1 1 0", "Person 3 1 1", "SportsCar 1 0 0"])
 

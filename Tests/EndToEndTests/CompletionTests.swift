@@ -12,6 +12,9 @@ final class CompletionTests: ExampleStoreTestCase {
                 XCTAssertTrue(r.stdout.contains(word), "\(shell) completion lacks \(word)")
             }
         }
+        // `cloudkit STORE <Tab>` offers its views.
+        let bash = try CLI.run(["--generate-completion-script", "bash"])
+        XCTAssertTrue(bash.stdout.contains("'status'$'\\n''why'$'\\n''check'$'\\n''events'"), "bash completion lacks cloudkit's views")
         // What bash's script runs for `cdinspect fetch STORE S<Tab>`.
         let r = try CLI.run(["---completion", "fetch", "--", "positional@1", "3", "1", "cdinspect", "fetch", store, "S"])
         XCTAssertEqual(r.status, 0, r.stderr)

@@ -1,69 +1,192 @@
 import ArgumentParser
+import Foundation
 import ManagedStore
 
 public struct CloudKitCommand: SessionCommand {
     public static let configuration = CommandConfiguration(
         commandName: "cloudkit",
-        abstract: "Show the CloudKit mirroring state of a store NSPersistentCloudKitContainer mirrors.",
+        abstract: "Why didn't it sync? The CloudKit mirroring state of a store NSPersistentCloudKitContainer mirrors.",
         discussion: """
-            'cloudkit' lists, per entity, the objects mirrored and those waiting to be uploaded or deleted in iCloud. \
-            'cloudkit zones': each record zone (name, owner, database scope: 1 public, 2 private, 3 shared) and its \
-            objects. 'cloudkit objects [ENTITY] [--where P]': one row per mirrored object (object ID, CloudKit \
-            record name, zone, whether it needs upload or cloud delete, the last history token exported). \
-            'cloudkit events': setup, import and export events with their times, success and error. Read from the \
-            ANSCK… tables; columns a store lacks show as NULL.
+            'cloudkit' (or 'cloudkit status') answers for the whole store: when it last exported and imported, the \
+            history token the last export reached, the changes committed after it (by entity and author) that wait \
+            for the next export, pending uploads and deletes, objects never exported (no record metadata), events \
+            that started and never ended, the last failed events with their error named and explained, and objects \
+            saved more often than history records (the exporter reads history, so those saves are never sent; a \
+            write outside Core Data, such as plain SQL, leaves this mark), then a verdict. \
+            'cloudkit why OBJECT': the story of one object (Entity/pN or its URI): record name, zone and flags, the \
+            history changes to it and whether each came before or after the last export, the export events since \
+            and how they ended, and a verdict in one line. \
+            'cloudkit check [MODEL]': the model (the store's, the one --model gives, or the MODEL file: an .xcdatamodeld, \
+            .xcdatamodel or contents file) \
+            against CloudKit's rules, which Core Data enforces only when the app loads: every attribute optional or \
+            with a default, no uniqueness constraints, every relationship optional and with an inverse, no Deny \
+            delete rule, no ordered relationships, no Undefined or Object ID attributes, no names Core Data's own \
+            record fields take; one line per violation, exit 1 when there is any. \
+            'cloudkit events [--follow]': setup, import and export events (type, times, success, error, objects); \
+            with --follow, each event as it starts and ends while the app runs, holding nothing of the store between \
+            looks (Ctrl-C, --limit or --timeout end it). \
+            'cloudkit entities': per entity, the objects mirrored and those waiting to be uploaded or deleted. \
+            'cloudkit zones': each record zone with its owner, database scope (1 public, 2 private, 3 shared) and \
+            objects. 'cloudkit objects [ENTITY] [--where P]': one row per mirrored object. 'cloudkit metadata': the \
+            mirroring delegate's key/value table. 'cloudkit relationships': many-to-many relationships mirrored as \
+            CDMR records. Read from the ANSCK… tables (in the -wal too); a column a store lacks shows as NULL, an \
+            unknown event type or error code as its number.
             """)
 
-    @Argument(help: ArgumentHelp("entities (the default), zones, objects or events.", valueName: "view"))
-    public var view: String = "entities"
-    @Argument(help: "For objects: the entity (with its sub-entities).")
-    public var entity: String?
+    @Argument(help: ArgumentHelp("status (the default), why, check, events, entities, zones, objects, metadata or relationships.",
+                                 valueName: "view"), completion: .list(CloudKitCommand.views))
+    public var view: String = "status"
+    @Argument(help: ArgumentHelp("For objects: the entity (with its sub-entities). For why: the object (Entity/pN or its URI). For check: a model file to check instead of the store's.",
+                                 valueName: "target"))
+    public var target: String?
     @OptionGroup public var predicate: PredicateOptions
+    @Flag(name: .long, help: "For events: print each event as it starts and ends, until Ctrl-C.")
+    public var follow = false
+    @Option(name: .long, parsing: .unconditional, help: "For events --follow: stop after N lines.", transform: ObjectCount.parse)
+    public var limit: Int?
+    @Option(name: .long, help: ArgumentHelp("For events --follow: stop after this many seconds.", valueName: "seconds"),
+            transform: Seconds.parse)
+    public var timeout: Double?
     @OptionGroup public var output: FormatOption
 
     public init() {}
 
+    static let views = ["status", "why", "check", "events", "entities", "zones", "objects", "metadata", "relationships"]
+
     public func run(in session: Session) throws {
+        guard Self.views.contains(view) else {
+            throw CommandError.usage("cloudkit shows \(Self.views.joined(separator: ", ")), not '\(view)'")
+        }
+        if target != nil && !["objects", "why", "check"].contains(view) {
+            throw CommandError.usage("only 'cloudkit objects', 'cloudkit why' and 'cloudkit check' take a target")
+        }
+        if predicate.where != nil && (view != "objects" || target == nil) {
+            throw CommandError.usage("--where needs an ENTITY: cloudkit objects ENTITY --where P")
+        }
+        if (follow || limit != nil || timeout != nil) && view != "events" { throw CommandError.usage("--follow, --limit and --timeout belong to 'cloudkit events'") }
+        if (limit != nil || timeout != nil) && !follow { throw CommandError.usage("--limit and --timeout need --follow") }
+        if view == "check" { return try check(session) }
         let store = session.store
-        let views = ["entities", "zones", "objects", "events"]
-        guard views.contains(view) else { throw CommandError.usage("cloudkit shows \(views.joined(separator: ", ")), not '\(view)'") }
-        if entity != nil && view != "objects" { throw CommandError.usage("only 'cloudkit objects' takes an entity") }
-        if self.predicate.where != nil && entity == nil { throw CommandError.usage("--where needs an ENTITY: cloudkit objects ENTITY --where P") }
         let mirroring = try CloudKitMirroring(store: store)
         let format = session.format(output.format)
-        try store.read { db in
-            switch view {
-            case "zones":
-                let writer = RowWriter(columns: ["zone", "owner", "scope", "objects"], format: format, sink: session.output)
-                for zone in try mirroring.zones(db) {
-                    writer.row([HistoryRows.text(zone.name), HistoryRows.text(zone.owner), zone.scope.map(OutputValue.integer) ?? .null,
-                                .integer(zone.objects)])
-                }
-                writer.finish()
-            case "objects":
-                let writer = RowWriter(columns: ["objectID", "recordName", "zone", "needsUpload", "needsCloudDelete", "lastExportedToken"],
-                                       format: format, sink: session.output)
-                let predicate = try self.predicate.predicate(warn: session.warn)
-                try mirroring.objects(entity: try entity.map(store.entity), predicate: predicate, predicateText: self.predicate.text, db) { o in
-                    writer.row([.objectURI(prefix: ObjectID.uriPrefix(storeUUID: store.uuid, entityName: o.entityName), key: o.primaryKey),
-                                HistoryRows.text(o.recordName), HistoryRows.text(o.zoneName), .bool(o.needsUpload), .bool(o.needsCloudDelete),
-                                o.lastExportedToken.map(OutputValue.integer) ?? .null])
-                }
-                writer.finish()
-            case "events":
-                let writer = RowWriter(columns: ["type", "started", "ended", "succeeded", "errorDomain", "errorCode"], format: format, sink: session.output)
-                for e in try mirroring.events(db) {
-                    writer.row([.string(e.type), e.started.map(OutputValue.date) ?? .null, e.ended.map(OutputValue.date) ?? .null,
-                                e.succeeded.map(OutputValue.bool) ?? .null, HistoryRows.text(e.errorDomain), e.errorCode.map(OutputValue.integer) ?? .null])
-                }
-                writer.finish()
-            default:
-                let writer = RowWriter(columns: ["entity", "mirrored", "pendingUpload", "pendingDelete"], format: format, sink: session.output)
-                for e in try mirroring.entities(db) {
-                    writer.row([.string(e.entityName), .integer(e.mirrored), .integer(e.pendingUpload), .integer(e.pendingDelete)])
-                }
-                writer.finish()
-            }
+        switch view {
+        case "why":
+            guard let target else { throw CommandError.usage("cloudkit why needs an object: cloudkit why Entity/pN") }
+            let (entity, key) = try HistoryQuery.object(parsing: target, store: store)
+            let story = try store.read { try CloudKitObjectStory(mirroring, entity: entity, primaryKey: key, $0) }
+            CloudKitReport.write(story, store: store, format: format, sink: session.output)
+        case "events" where follow:
+            try followEvents(mirroring, format: format, session: session)
+        case "zones": try zones(mirroring, format: format, session: session)
+        case "objects": try objects(mirroring, format: format, session: session)
+        case "events": try events(mirroring, format: format, session: session)
+        case "entities": try entities(mirroring, format: format, session: session)
+        case "metadata": try metadata(mirroring, format: format, session: session)
+        case "relationships": try relationships(mirroring, format: format, session: session)
+        default:
+            let status = try store.read { try CloudKitStatus(mirroring, $0) }
+            CloudKitReport.write(status, store: store, format: format, sink: session.output)
         }
     }
+
+    private func check(_ session: Session) throws {
+        let model = try target.map { path -> ManagedObjectModel in
+            guard ModelCommand.isModelFile(path) else {
+                throw CommandError.usage("cloudkit check takes a model file (.xcdatamodeld, .xcdatamodel or contents), not '\(path)'")
+            }
+            return try XcdatamodelReader.model(atPath: path)
+        } ?? session.store.model
+        let check = CloudKitModelCheck(model)
+        let format = session.format(output.format)
+        let writer = RowWriter(columns: ["entity", "property", "rule", "detail"], format: format, sink: session.output)
+        for v in check.violations {
+            writer.row([.string(v.entity), v.property.map(OutputValue.string) ?? .null, .string(v.rule.rawValue), .string(v.detail)])
+        }
+        writer.finish()
+        if format == .table || format == .line {
+            if !check.violations.isEmpty { session.output.line() }
+            session.output.line(check.violations.isEmpty ? "the model meets CloudKit's rules"
+                                : "\(check.violations.count) violation(s): NSPersistentCloudKitContainer refuses to load this model")
+        }
+        session.output.flush()
+        if !check.violations.isEmpty { throw CloudKitRulesBroken(count: check.violations.count) }
+    }
+
+    private func zones(_ mirroring: CloudKitMirroring, format: OutputFormat, session: Session) throws {
+        let writer = RowWriter(columns: ["zone", "owner", "scope", "objects"], format: format, sink: session.output)
+        for zone in try session.store.read(mirroring.zones) {
+            writer.row([HistoryRows.text(zone.name), HistoryRows.text(zone.owner), zone.scope.map(OutputValue.integer) ?? .null,
+                        .integer(zone.objects)])
+        }
+        writer.finish()
+    }
+
+    private func objects(_ mirroring: CloudKitMirroring, format: OutputFormat, session: Session) throws {
+        let store = session.store
+        let writer = RowWriter(columns: ["objectID", "recordName", "zone", "needsUpload", "needsCloudDelete", "needsLocalDelete",
+                                         "lastExportedToken", "pendingExportToken", "pendingExportChangeType"], format: format, sink: session.output)
+        let predicate = try self.predicate.predicate(warn: session.warn)
+        let entity = try target.map(store.entity)
+        try store.read { db in try mirroring.objects(entity: entity, predicate: predicate, predicateText: self.predicate.text, db) { o in
+            writer.row([.objectURI(prefix: ObjectID.uriPrefix(storeUUID: store.uuid, entityName: o.entityName), key: o.primaryKey),
+                        HistoryRows.text(o.recordName), HistoryRows.text(o.zoneName), .bool(o.needsUpload), .bool(o.needsCloudDelete),
+                        .bool(o.needsLocalDelete), o.lastExportedToken.map(OutputValue.integer) ?? .null,
+                        o.pendingExportToken.map(OutputValue.integer) ?? .null, o.pendingExportChangeType.map(OutputValue.integer) ?? .null])
+        } }
+        writer.finish()
+    }
+
+    private func events(_ mirroring: CloudKitMirroring, format: OutputFormat, session: Session) throws {
+        let writer = RowWriter(columns: CloudKitReport.eventColumns(format), format: format, sink: session.output)
+        for e in try session.store.read({ try mirroring.events($0) }) { writer.row(CloudKitReport.values(e, format)) }
+        writer.finish()
+    }
+
+    private func entities(_ mirroring: CloudKitMirroring, format: OutputFormat, session: Session) throws {
+        let writer = RowWriter(columns: ["entity", "mirrored", "pendingUpload", "pendingDelete", "pendingLocalDelete"], format: format, sink: session.output)
+        for e in try session.store.read(mirroring.entities) {
+            writer.row([.string(e.entityName), .integer(e.mirrored), .integer(e.pendingUpload), .integer(e.pendingDelete),
+                        .integer(e.pendingLocalDelete)])
+        }
+        writer.finish()
+    }
+
+    private func metadata(_ mirroring: CloudKitMirroring, format: OutputFormat, session: Session) throws {
+        let writer = RowWriter(columns: ["key", "value"], format: format, sink: session.output)
+        for entry in try session.store.read(mirroring.metadataEntries) { writer.row([.string(entry.key), OutputValue(entry.value)]) }
+        writer.finish()
+    }
+
+    private func relationships(_ mirroring: CloudKitMirroring, format: OutputFormat, session: Session) throws {
+        let writer = RowWriter(columns: ["recordName", "zone", "entity", "relationship", "objectRecordName", "relatedEntity",
+                                         "relatedRecordName", "isUploaded", "isPending", "needsDelete"], format: format, sink: session.output)
+        try session.store.read { db in try mirroring.mirroredRelationships(db) { r in
+            writer.row([HistoryRows.text(r.recordName), HistoryRows.text(r.zoneName), HistoryRows.text(r.entityName),
+                        HistoryRows.text(r.relationshipName), HistoryRows.text(r.recordNameOfObject), HistoryRows.text(r.relatedEntityName),
+                        HistoryRows.text(r.relatedRecordName), .bool(r.isUploaded), .bool(r.isPending), .bool(r.needsDelete)])
+        } }
+        writer.finish()
+    }
+
+    private func followEvents(_ mirroring: CloudKitMirroring, format: OutputFormat, session: Session) throws {
+        let follower = CloudKitEventFollower(mirroring)
+        var seen = 0
+        do {
+            try follower.run(until: timeout.map { Date(timeIntervalSinceNow: $0) }) { change in
+                CloudKitReport.write(change, format: format, sink: session.output)
+                session.output.flush()
+                seen += 1
+                return limit.map { seen < $0 } ?? true
+            }
+        } catch where Cancellation.isInterruption(error) {
+            // Ctrl-C is how following ends: what was printed stands.
+        }
+        session.output.flush()
+    }
+}
+
+/// `cloudkit check` found the model breaking CloudKit's rules: exit 1, after the report.
+public struct CloudKitRulesBroken: Error, CustomStringConvertible {
+    public let count: Int
+    public var description: String { "the model breaks CloudKit's rules in \(count) place(s)" }
 }

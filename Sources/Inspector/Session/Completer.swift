@@ -51,6 +51,9 @@ public struct Completer {
         case "context":
             if words.count == 1 { return ["new", "use", "list", "drop", "set"] }
             if words.count == 2, ["use", "drop", "set"].contains(words[1]) { return contextNames }
+        case "cloudkit":
+            if words.count == 1 && !word.hasPrefix("-") { return CloudKitCommand.views }
+            if words.count == 2 && words[1] == "objects" && !word.hasPrefix("-") { return session.store.mapping.entities.map(\.name) }
         case "pin", "diff":
             return ["current"] + contextNames + session.contexts.coordinator.liveGenerations.map(\.token)
         default: break

@@ -126,7 +126,7 @@ public struct PersistentHistory {
     /// A token must be one the store handed out, and the transactions after it must still
     /// be there: Core Data refuses a token whose successors were deleted rather than start
     /// silently later.
-    private func check(_ query: HistoryQuery, _ db: Database) throws {
+    func check(_ query: HistoryQuery, _ db: Database) throws {
         guard let after = query.after else { return }
         let summary = try summary(db)
         // The counter remembers tokens handed out even when every transaction was deleted.
@@ -196,7 +196,7 @@ public struct PersistentHistory {
 
     /// A string of the transaction: the interned one (`ZAUTHORTS` → `ATRANSACTIONSTRING`),
     /// else the plain column older stores fill.
-    private func interned(_ field: String, _ t: String) -> String {
+    func interned(_ field: String, _ t: String) -> String {
         var choices: [String] = []
         if let strings = stringTable, transactionTable.hasColumn("Z\(field)TS") {
             choices.append("(SELECT s.ZNAME FROM \(SQL.identifier(strings.name)) s WHERE s.Z_PK = \(t).Z\(field)TS)")
