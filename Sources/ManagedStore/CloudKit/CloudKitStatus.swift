@@ -105,8 +105,13 @@ public struct CloudKitStatus: Sendable {
         }
         var unrecorded: [ObjectGroup] = []
         var unjudged: Int64 = 0
+        let changed = try history.changedEntities(db)
         for entity in mirrored {
             guard let id = entity.entityID, let version = entity.versionColumn, entity.entityColumn != nil else { continue }
+            guard changed.contains(Int64(id)) else {
+                unjudged += try Int64.fetchOne(db, sql: "SELECT count(*) FROM \(SQL.identifier(entity.table)) WHERE Z_ENT = ?", arguments: [id]) ?? 0
+                continue
+            }
             let found = try history.unrecordedSaves(entityID: id, table: entity.table, versionColumn: version, db)
             unjudged += found.unjudged
             if found.objects > 0 { unrecorded.append(ObjectGroup(entityName: entity.name, count: found.objects, examples: found.examples)) }

@@ -18,9 +18,12 @@ extension PersistentHistory {
         var query = HistoryQuery()
         query.after = token
         try check(query, db)
-        let sql = "SELECT c.ZENTITY, \(interned("AUTHOR", "t")) AS author, count(DISTINCT c.ZTRANSACTIONID), count(*) "
-            + "FROM ACHANGE c LEFT JOIN ATRANSACTION t ON t.Z_PK = c.ZTRANSACTIONID"
-            + (token == nil ? "" : " WHERE c.ZTRANSACTIONID > ?") + " GROUP BY 1, 2 ORDER BY 4 DESC, 1, 2"
+        // Changes grouped by transaction first: the author is then looked up once a
+        // transaction, not once a change.
+        let grouped = "SELECT c.ZTRANSACTIONID AS tx, c.ZENTITY AS entity, count(*) AS n FROM ACHANGE c"
+            + (token == nil ? "" : " WHERE c.ZTRANSACTIONID > ?") + " GROUP BY 1, 2"
+        let sql = "SELECT g.entity, \(interned("AUTHOR", "t")) AS author, count(*), sum(g.n) "
+            + "FROM (\(grouped)) g LEFT JOIN ATRANSACTION t ON t.Z_PK = g.tx GROUP BY 1, 2 ORDER BY 4 DESC, 1, 2"
         return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(token.map { [$0] } ?? [])).map { row in
             let number: Int64 = row.lenient(0) ?? 0
             let name = Int(exactly: number).flatMap { store.mapping.entity(withID: $0)?.name } ?? "#\(number)"
@@ -28,27 +31,29 @@ extension PersistentHistory {
         }
     }
 
+    /// The entity numbers history holds changes of.
+    public func changedEntities(_ db: Database) throws -> Set<Int64> {
+        Set(try Int64.fetchAll(db, sql: "SELECT DISTINCT ZENTITY FROM ACHANGE WHERE ZENTITY IS NOT NULL"))
+    }
+
     /// Objects of one entity (its own `Z_ENT`) whose row was saved more often than history
     /// records. Core Data adds 1 to a row's `Z_OPT` at each save that changes it and records
     /// one change per object and transaction, so an object whose insert history still holds
     /// has `Z_OPT` = 1 + its recorded updates; more means saves history never saw. Objects
-    /// whose insert was purged cannot be judged, and are counted apart.
+    /// whose insert was purged (or predates history) cannot be judged, and are counted apart.
+    /// One pass over the entity's changes; the examples cost a second only when there are some.
     public func unrecordedSaves(entityID: Int, table: String, versionColumn: String, _ db: Database)
         throws -> (objects: Int64, examples: [Int64], unjudged: Int64) {
         let tally = "SELECT c.ZENTITYPK AS pk, sum(c.ZCHANGETYPE = 1) AS updates, max(c.ZCHANGETYPE = 0) AS inserted, "
             + "max(c.ZCHANGETYPE = 2) AS deleted FROM ACHANGE c WHERE c.ZENTITY = ? GROUP BY c.ZENTITYPK"
-        let sql = "SELECT x.Z_PK FROM \(SQL.identifier(table)) x JOIN (\(tally)) h ON h.pk = x.Z_PK "
-            + "WHERE x.Z_ENT = ? AND h.inserted AND NOT h.deleted AND x.\(SQL.identifier(versionColumn)) > 1 + h.updates ORDER BY x.Z_PK"
-        var count: Int64 = 0
-        var examples: [Int64] = []
-        let rows = try Row.fetchCursor(db, sql: sql, arguments: [entityID, entityID])
-        while let row = try rows.next() {
-            try Cancellation.check()
-            count += 1
-            if examples.count < 5, let pk: Int64 = row.lenient(0) { examples.append(pk) }
-        }
-        let unjudged = try Int64.fetchOne(db, sql: "SELECT CAST(total(h.pk IS NULL OR NOT h.inserted) AS INTEGER) FROM \(SQL.identifier(table)) x "
-                                          + "LEFT JOIN (\(tally)) h ON h.pk = x.Z_PK WHERE x.Z_ENT = ?", arguments: [entityID, entityID]) ?? 0
-        return (count, examples, unjudged)
+        let judged = "FROM (\(tally)) h JOIN \(SQL.identifier(table)) x ON x.Z_PK = h.pk AND x.Z_ENT = ? WHERE h.inserted AND NOT h.deleted"
+        let ahead = "x.\(SQL.identifier(versionColumn)) > 1 + h.updates"
+        let row = try Row.fetchOne(db, sql: "SELECT count(*), CAST(total(\(ahead)) AS INTEGER) " + judged, arguments: [entityID, entityID])
+        let judgedCount: Int64 = row?.lenient(0) ?? 0
+        let count: Int64 = row?.lenient(1) ?? 0
+        let rows = try Int64.fetchOne(db, sql: "SELECT count(*) FROM \(SQL.identifier(table)) WHERE Z_ENT = ?", arguments: [entityID]) ?? 0
+        let examples = count == 0 ? [] : try Int64.fetchAll(db, sql: "SELECT x.Z_PK " + judged + " AND \(ahead) ORDER BY x.Z_PK LIMIT 5",
+                                                           arguments: [entityID, entityID])
+        return (count, examples, max(0, rows - judgedCount))
     }
 }
