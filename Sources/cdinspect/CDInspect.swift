@@ -81,13 +81,10 @@ struct CDInspect: ParsableCommand {
     }
 }
 
-/// Options every form of the command accepts.
-struct StoreOptions: ParsableArguments {
+/// Where the store is and how to open it: what every form of the command accepts.
+struct StoreLocation: ParsableArguments {
     @Argument(help: "The store: a Core Data .sqlite file (its -wal beside it), any SQLite file, or an app's bundle identifier or name (see 'cdinspect stores').")
     var store: String
-
-    @Option(name: .long, help: "An .xcdatamodeld, .xcdatamodel or contents file to use as the model.")
-    var model: String?
 
     @Flag(name: .long, help: "Refuse every command that would write to the store.")
     var readonly = false
@@ -116,10 +113,35 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens the store, with a debug log on stderr when one is asked for, and always for a
     /// session, where `sqldebug N` can turn it on later.
-    func openStore(session: Bool = false) throws -> PersistentStore {
+    func openStore(session: Bool = false, modelPath: String? = nil) throws -> PersistentStore {
         let log = session || sqlDebugLevel > 0 ? SQLDebugLog(level: sqlDebugLevel, sink: Diagnostics.log) : nil
-        return try PersistentStore(path: try StoreSearch.resolve(store), options: .init(modelPath: model, readonly: readonly, immutable: immutable, busyTimeout: Self.busyTimeout, log: log))
+        return try PersistentStore(path: try StoreSearch.resolve(store),
+                                   options: .init(modelPath: modelPath, readonly: readonly, immutable: immutable, busyTimeout: Self.busyTimeout, log: log))
     }
+}
+
+/// Options every form of the command accepts: the store, and the model to read it with.
+/// (`doctor` takes `--model` as the next model version instead, so its one-shot form has
+/// the location alone.)
+struct StoreOptions: ParsableArguments {
+    @OptionGroup var location: StoreLocation
+
+    @Option(name: .long, help: "An .xcdatamodeld, .xcdatamodel or contents file to use as the model.")
+    var model: String?
+
+    func openStore(session: Bool = false) throws -> PersistentStore {
+        try location.openStore(session: session, modelPath: model)
+    }
+}
+
+/// How a one-shot command opens its store.
+protocol StoreOpening: ParsableArguments {
+    func openStore(session: Bool) throws -> PersistentStore
+}
+
+extension StoreOptions: StoreOpening {}
+extension StoreLocation: StoreOpening {
+    func openStore(session: Bool) throws -> PersistentStore { try openStore(session: session, modelPath: nil) }
 }
 
 enum Diagnostics {

@@ -5,7 +5,7 @@ import ManagedStore
 
 /// `cdinspect COMMAND STORE …`: the session command of the same name, run once. The
 /// command's own arguments are reused as they are, so its help and parsing are the session's.
-struct OneShot<Command: SessionCommand>: ParsableCommand {
+struct OneShot<Command: SessionCommand, Options: StoreOpening>: ParsableCommand {
     /// Named a subcommand of `cdinspect` even when parsed alone (`CDInspect.parseAlone`):
     /// the parser then skips its check for `--generate-completion-script`, an option of the
     /// root only, which parses two commands of its own on every run. Help and errors are
@@ -17,13 +17,13 @@ struct OneShot<Command: SessionCommand>: ParsableCommand {
                              discussion: Command.configuration.discussion)
     }
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var options: Options
     @OptionGroup var command: Command
 
     func run() throws {
         Interrupts.install()
         try Diagnostics.reporting {
-            let session = Session(store: try options.openStore(), output: Terminal.standardOutput(),
+            let session = Session(store: try options.openStore(session: false), output: Terminal.standardOutput(),
                                   warn: Diagnostics.warning, runsOneCommand: true)
             defer { Teardown.closeAndKeep(session) }
             try session.run(command)
@@ -34,7 +34,7 @@ struct OneShot<Command: SessionCommand>: ParsableCommand {
 enum OneShotCommands {
     /// The session commands that also run as subcommands, in the order `--help` lists them.
     static let names = ["info", "entities", "schema", "fetch", "count", "explain", "batch-update", "batch-delete",
-                        "history", "watch", "cloudkit", "sql", "model"]
+                        "history", "watch", "cloudkit", "doctor", "sql", "model"]
 
     /// Each as `OneShot<Command>`, made by `oneShot`: a list of `OneShot<…>` types written
     /// out would be made at start by looking each generic type up by its mangled name, which
@@ -54,7 +54,8 @@ enum OneShotCommands {
     }
 
     private static func oneShot<Command: SessionCommand>(_: Command.Type) -> ParsableCommand.Type {
-        OneShot<Command>.self
+        // doctor's --model is the next model version, not the one to read the store with.
+        Command.self == DoctorCommand.self ? OneShot<Command, StoreLocation>.self : OneShot<Command, StoreOptions>.self
     }
 }
 

@@ -29,6 +29,21 @@ final class ExampleScriptTests: ExampleStoreTestCase {
                        ["1,importer,1,0,0", "2,cdinspect,0,1,0", "3,cdinspect,0,0,1"])
     }
 
+    /// `Examples/doctor-a-store.sh`: doctor names the two defects the script makes, and the
+    /// one row the next model version's migration would reject.
+    func testDoctorAStoreScript() throws {
+        let script = Fixtures.packageRoot.appendingPathComponent("Examples/doctor-a-store.sh").path
+        let r = try CLI.run([script], executable: URL(fileURLWithPath: "/bin/sh"),
+                            environment: ["CDINSPECT": CLI.binary.path, "CDI_EXAMPLE_STORE": CLI.generator.path], timeout: 120)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 4, r.stdout)
+        XCTAssertTrue(lines.first?.hasPrefix("section,name,bytes,share,rows,severity,check") == true, r.stdout)
+        XCTAssertTrue(lines.contains { $0.contains(",error,z_max,Person,NULL,3,Person/p8 Person/p9 Person/p10,") }, r.stdout)
+        XCTAssertTrue(lines.contains { $0.contains(",error,required_null,Person,name,1,Person/p4,") }, r.stdout)
+        XCTAssertEqual(lines.last, "migration_required Person birthday 1")
+    }
+
     func testSeed001QueryGenerationScript() throws {
         let result = try run("seed-001-query-generations.cdi")
         XCTAssertEqual(result.status, 0, result.stderr)

@@ -12,8 +12,24 @@ public struct HistoryCommand: SessionCommand {
             --changes, one row per change: type, entity (the object's own sub-entity), object ID, the properties \
             an update changed (a bit of ZCOLUMNS that cannot be named shows as #N) and a delete's tombstone \
             values. Filters combine; --entity, --object and --type keep only transactions with a matching \
-            change, and count only those. In JSON, changes are nested in their transaction.
+            change, and count only those. In JSON, changes are nested in their transaction. \
+            'history purge --before TOKEN|DATE' deletes history as NSPersistentHistoryChangeRequest.deleteHistory(before:) \
+            does: the transactions up to and including TOKEN (or older than DATE), their changes, and the interned \
+            strings no remaining transaction names, in one SQLite transaction; --dry-run says what would go and \
+            deletes nothing. A purge is for good: an app, extension or widget whose last history token is older than \
+            what is left gets NSPersistentHistoryTokenExpiredError (134301) and must refetch everything, and \
+            NSPersistentCloudKitContainer never exports changes it had not exported yet (cloudkit shows the token it \
+            reached). Refused on a store opened --readonly and while a context is pinned to a query generation.
             """)
+
+    @Argument(help: ArgumentHelp("purge, to delete history; leave out to list it.", valueName: "action"),
+              completion: .list(["purge"]))
+    public var action: String?
+    @Option(name: .long, help: ArgumentHelp("For purge: delete the transactions up to this token, or older than this date.",
+                                            valueName: "token-or-date"))
+    public var before: String?
+    @Flag(name: .customLong("dry-run"), help: "For purge: say what would be deleted, and delete nothing.")
+    public var dryRun = false
 
     @Flag(name: .long, help: "One row per change instead of per transaction.")
     public var changes = false
@@ -63,10 +79,51 @@ public struct HistoryCommand: SessionCommand {
     }
 
     public func run(in session: Session) throws {
+        switch action {
+        case nil:
+            if before != nil || dryRun { throw CommandError.usage("--before and --dry-run belong to 'history purge'") }
+        case "purge":
+            return try purge(in: session)
+        case let other?:
+            throw CommandError.usage("history takes 'purge' or nothing before its options, not '\(other)'")
+        }
         do {
             try list(in: session)
         } catch HistoryListing.enough {
             // The receiver has the rows it wanted.
+        }
+    }
+
+    private func purge(in session: Session) throws {
+        guard let before else { throw CommandError.usage("history purge needs --before TOKEN or --before DATE") }
+        if changes || after != nil || since != nil || until != nil || author != nil || contextName != nil || entity != nil
+            || object != nil || type != nil || limit != nil || offset != nil {
+            throw CommandError.usage("history purge takes only --before and --dry-run")
+        }
+        let boundary: HistoryPurge.Boundary
+        if let token = Int64(before.trimmingCharacters(in: .whitespaces)) {
+            boundary = .token(token)
+        } else {
+            boundary = .date(try HistoryQuery.date(parsing: before))
+        }
+        let result: HistoryPurge.Result
+        if dryRun {
+            let purge = try HistoryPurge(store: session.store)
+            result = try session.store.read { try purge.preview(boundary, $0) }
+        } else {
+            result = try session.contexts.coordinator.purgeHistory(before: boundary)
+        }
+        let pairs: [(String, OutputValue)] = [
+            ("dryRun", .bool(dryRun)), ("transactions", .integer(result.transactions)), ("changes", .integer(result.changes)),
+            ("strings", .integer(result.strings)), ("oldestKept", result.oldestKept.map(OutputValue.integer) ?? .null),
+        ]
+        let format = session.format(output.format)
+        if format == .table {
+            let verb = dryRun ? "would delete" : "deleted"
+            session.output.line("\(verb) \(result.transactions) transaction(s), \(result.changes) change(s) and \(result.strings) string(s); "
+                                + (result.oldestKept.map { "the oldest transaction kept is \($0)" } ?? "no transaction is kept"))
+        } else {
+            RecordWriter.write(pairs, format: format, sink: session.output)
         }
     }
 

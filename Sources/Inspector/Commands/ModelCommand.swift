@@ -64,10 +64,13 @@ public struct ModelCommand: SessionCommand {
             [.string(c.entity), c.property.map(OutputValue.string) ?? .null, .string(c.kind.rawValue), .string(c.detail),
              .string(Self.migrationText(c.migration)), .string(c.rule)]
         }
+        // The rows of this store the new model's migration would reject (doctor's lines).
+        let rejected = try session.store.read { try MigrationRowCheck(store: session.store, newModel: newModel).findings($0) }
         if format == .json {
             let changes = OutputValue.array(diff.changes.map { .object(Array(zip(columns, values($0)))) })
+            let rows = OutputValue.array(rejected.map { .object(Array(zip(DoctorReport.findingColumns, DoctorReport.values($0, store: session.store, short: false)))) })
             session.output.line(OutputValue.object([("equivalent", .bool(diff.isEquivalent)), ("migration", .string(Self.migrationText(diff.migration))),
-                                                    ("verdict", .string(diff.verdict)), ("changes", changes)]).jsonText)
+                                                    ("verdict", .string(diff.verdict)), ("changes", changes), ("rejectedRows", rows)]).jsonText)
         } else {
             if !diff.changes.isEmpty {
                 let writer = RowWriter(columns: columns, format: format, sink: session.output)
@@ -76,7 +79,13 @@ public struct ModelCommand: SessionCommand {
                 if format != .csv { session.output.line() }
             }
             // CSV stays rows only, for the programs that read it; the exit status says the rest.
-            if format != .csv { session.output.line(diff.verdict) }
+            if format != .csv {
+                session.output.line(diff.verdict)
+                for f in rejected {
+                    session.output.line("rows: \(f.count) \(f.entity ?? "") row(s) break it: \(f.detail) (e.g. "
+                                        + f.examples.map { "\($0.entity)/p\($0.primaryKey)" }.joined(separator: ", ") + ")")
+                }
+            }
         }
         session.output.flush()
         if !diff.isEquivalent { throw ModelsDiffer() }

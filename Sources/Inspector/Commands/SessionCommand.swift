@@ -56,6 +56,7 @@ public enum CommandTable {
         HistoryCommand.self,
         WatchCommand.self,
         CloudKitCommand.self,
+        DoctorCommand.self,
         SQLCommand.self,
         ModelCommand.self,
     ]

@@ -79,7 +79,13 @@ public enum ModelArchiver {
                 properties.append((string(property.name), .uid(add(value))))
             }
             let subentities = model.subentities(of: entity.name).map { (string($0.name), PropertyListValue.uid(entitySlots[$0.name]!)) }
-            let renaming = entity.renamingIdentifier.map { [("NSRenamingIdentifier", string($0))] } ?? []
+            var renaming = entity.renamingIdentifier.map { [("NSRenamingIdentifier", string($0))] } ?? []
+            if !entity.uniquenessConstraints.isEmpty {
+                // Arrays of property names, as the reader takes them (names or descriptions).
+                func array(_ items: [PropertyListValue]) -> PropertyListValue { object("NSArray", [("NS.objects", .array(items))]) }
+                let tuples = entity.uniquenessConstraints.map { tuple in PropertyListValue.uid(add(array(tuple.map { string($0) }))) }
+                renaming.append(("NSUniqueTuples", .uid(add(array(tuples)))))
+            }
             objects[entitySlots[entity.name]!] = object("NSEntityDescription", renaming + [
                 ("NSEntityName", string(entity.name)),
                 ("NSClassNameForEntity", string(entity.className ?? entity.name)),

@@ -20,7 +20,7 @@ public final class CloudKitEventFollower {
     /// that were there when it began are not reported, except when one of them ends.
     public func run(until deadline: Date?, _ body: (Change) throws -> Bool) throws {
         let store = mirroring.store
-        let identity = StoreFile.status(store.path).map { ($0.st_dev, $0.st_ino) }
+        let identity = StoreFile.identity(store.path)
         var signal = ChangeSignal.read(store.file)
         var newest: Int64 = 0
         var running: [Int64] = []
@@ -32,9 +32,7 @@ public final class CloudKitEventFollower {
         while true {
             try Cancellation.check()
             if let deadline, Date() >= deadline { return }
-            guard let now = StoreFile.status(store.path), identity.map({ $0 == (now.st_dev, now.st_ino) }) ?? false else {
-                throw StoreError.replaced(path: store.path)
-            }
+            try StoreFile.checkSame(store.path, identity)
             let next = ChangeSignal.read(store.file)
             if next != signal {
                 signal = next

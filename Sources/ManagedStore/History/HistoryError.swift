@@ -11,6 +11,9 @@ public enum HistoryError: Error, CustomStringConvertible, Equatable {
     /// deleted, so what an app holding it has not seen is gone. `oldest` is the first kept.
     case tokenExpired(Int64, oldest: Int64?)
     case badDate(String)
+    /// A purge while a context is pinned to a query generation: the generation promises a
+    /// stable view, history included.
+    case pinnedGeneration(count: Int)
 
     public var description: String {
         switch self {
@@ -27,6 +30,8 @@ public enum HistoryError: Error, CustomStringConvertible, Equatable {
                 + "were deleted, and \(rest)"
         case .badDate(let text):
             return "'\(text)' is not a date (write 2024-05-01 or 2024-05-01T12:00:00Z)"
+        case .pinnedGeneration(let count):
+            return "\(count) context(s) are pinned to a query generation, which promises them the history as it was: unpin them first"
         }
     }
 }

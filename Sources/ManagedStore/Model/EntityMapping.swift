@@ -90,6 +90,17 @@ public struct EntityMapping: Sendable {
             || attributes.contains { $0.attribute.name.lowercased().hasPrefix(prefix.lowercased()) }
     }
 
+    /// The columns of a uniqueness constraint's members (attributes, or to-one
+    /// relationships by their key); nil when one has none.
+    public func columns(of constraint: [String]) -> [String]? {
+        let columns = constraint.compactMap { name -> String? in
+            if let column = attribute(name)?.column { return column }
+            if let r = relationship(name), case .foreignKey(let column, _) = r.storage { return column }
+            return nil
+        }
+        return columns.count == constraint.count ? columns : nil
+    }
+
     /// Stored attributes that have a column, in a stable order for fetches and output.
     public var storedAttributes: [AttributeMapping] {
         attributes.filter { $0.column != nil }

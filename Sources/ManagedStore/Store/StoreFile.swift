@@ -30,6 +30,16 @@ public struct StoreFile: Sendable {
         return stat(path, &info) == 0 ? info : nil
     }
 
+    /// The file a path names now (device and inode), to notice it deleted or replaced.
+    static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
+        status(path).map { (UInt64($0.st_dev), UInt64($0.st_ino)) }
+    }
+
+    /// Throws `StoreError.replaced` unless the path still names the file it named.
+    static func checkSame(_ path: String, _ identity: (device: UInt64, inode: UInt64)?) throws {
+        guard let now = self.identity(path), let identity, now == identity else { throw StoreError.replaced(path: path) }
+    }
+
     public init(path: String) throws {
         self.path = path
         // One stat answers whether the file exists, whether it is a folder, and its size.

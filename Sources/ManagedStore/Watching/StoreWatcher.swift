@@ -50,7 +50,7 @@ public final class StoreWatcher {
     /// `StoreError.replaced` when the file at the store's path is deleted or replaced.
     public func run(until deadline: Date?, _ body: (WatchEvent) throws -> Bool) throws {
         let history = try? PersistentHistory(store: store)
-        let identity = StoreFile.status(store.path).map { ($0.st_dev, $0.st_ino) }
+        let identity = StoreFile.identity(store.path)
         var signal = ChangeSignal.read(store.file)
         walReader.reset(to: WALIndex.read(store.file))
         var lastToken: Int64 = 0
@@ -62,9 +62,7 @@ public final class StoreWatcher {
         while true {
             try Cancellation.check()
             if let deadline, Date() >= deadline { return }
-            guard let now = StoreFile.status(store.path), identity.map({ $0 == (now.st_dev, now.st_ino) }) ?? false else {
-                throw StoreError.replaced(path: store.path)
-            }
+            try StoreFile.checkSame(store.path, identity)
             let next = ChangeSignal.read(store.file)
             var wait = interval
             if next != signal {

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import ManagedStore
+
+public struct DoctorCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Where the space goes, what is broken, and whether the rows survive the next model version.",
+        discussion: """
+            Read-only. Space: the main file, the -wal and the external data files; per table its rows, bytes and \
+            index bytes (SQLite's dbstat); the heaviest attributes (total and largest value); \
+            persistent history; the model cache; free pages a VACUUM would give back. Largest first, \
+            with each one's share. Health, each finding with a severity, a count, up to five object IDs and what the \
+            app would meet: SQLite's quick_check (--full: integrity_check), Z_MAX below the largest Z_PK (the \
+            app's next insert fails), Z_ENT values no entity has, to-one keys and join-table rows pointing at rows \
+            that are gone, one-to-one pairs that disagree, ordered relationships with shared positions, required \
+            values that are NULL, values of another type or out of range, duplicates under a uniqueness \
+            constraint, external data files missing or left behind, history changes whose transaction or object is \
+            gone. With --model NEW (an .xcdatamodeld, .xcdatamodel or contents file): the rows its migration would \
+            reject (a new required attribute without a default, an attribute made required while rows hold NULL, \
+            a new uniqueness constraint over rows that repeat), with the Cocoa error the app would get. Exit 0 when \
+            nothing error-level is found, 1 otherwise. Progress goes to stderr after a second; Ctrl-C stops it.
+            """)
+
+    @Option(name: .long, help: ArgumentHelp("The next model version: report the rows its migration would reject.", valueName: "model"))
+    public var model: String?
+    @Flag(name: .long, help: "Run SQLite's full integrity_check instead of quick_check.")
+    public var full = false
+    @OptionGroup public var output: FormatOption
+
+    public init() {}
+
+    public func run(in session: Session) throws {
+        var doctor = StoreDoctor(store: session.store)
+        doctor.fullIntegrityCheck = full
+        if let model {
+            guard ModelCommand.isModelFile(model) else {
+                throw CommandError.usage("--model takes a model file (.xcdatamodeld, .xcdatamodel or contents), not '\(model)'")
+            }
+            doctor.newModel = try XcdatamodelReader.model(atPath: model)
+        }
+        let started = Date()
+        let report = try doctor.examine { phase in
+            // Quiet on a small store; on a big one, say what it is doing after a second.
+            if Date().timeIntervalSince(started) > 1 { FileHandle.standardError.write(Data("doctor: \(phase)…\n".utf8)) }
+        }
+        DoctorReport.write(report, store: session.store, format: session.format(output.format), sink: session.output)
+        session.output.flush()
+        if report.errors > 0 { throw DoctorFoundErrors(count: report.errors) }
+    }
+}
+
+/// `doctor` found error-level problems: exit 1, after the report.
+public struct DoctorFoundErrors: Error, CustomStringConvertible {
+    public let count: Int
+    public var description: String { "doctor found \(count) error(s)" }
+}

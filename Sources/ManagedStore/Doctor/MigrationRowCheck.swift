@@ -1,0 +1,73 @@
+import GRDB
+
+/// The rows a new model version would reject when the app migrates the store to it: a
+/// migration copies each row into the new schema and validates it there, so a model that
+/// `model diff` calls lightweight can still crash the app at launch because of the data.
+/// Judged by Core Data's rules for the destination: a required attribute must get a value
+/// (the row's, or the attribute's default), and rows must not repeat under a uniqueness
+/// constraint.
+public struct MigrationRowCheck {
+    public let store: PersistentStore
+    public let newModel: ManagedObjectModel
+
+    public init(store: PersistentStore, newModel: ManagedObjectModel) {
+        self.store = store
+        self.newModel = newModel
+    }
+
+    /// The old entity a new one migrates from: the same name, or the one its renaming
+    /// identifier names.
+    private func source(of entity: EntityDescription) -> EntityMapping? {
+        store.mapping.entity(named: entity.name) ?? entity.renamingIdentifier.flatMap { store.mapping.entity(named: $0) }
+    }
+
+    private func ids(_ entity: EntityMapping) -> String { entity.entityIDs.map(String.init).joined(separator: ", ") }
+
+    public func findings(_ db: Database) throws -> [DoctorFinding] {
+        var found: [DoctorFinding] = []
+        for entity in newModel.entities.sorted(by: { $0.name < $1.name }) {
+            try Cancellation.check()
+            guard let old = source(of: entity), store.schema.table(old.table) != nil, old.entityID != nil else { continue }
+            let rows = "FROM \(SQL.identifier(old.table)) x WHERE x.Z_ENT IN (\(ids(old)))"
+            let inherited = Set(newModel.ancestors(of: entity.name).flatMap { $0.properties.map(\.name) })
+            for property in entity.properties where !inherited.contains(property.name) {
+                guard case .attribute(let a) = property, !a.isTransient, !a.isOptional, a.defaultValue == nil, !a.isDerived, a.type != .composite else { continue }
+                let previous = old.attribute(a.name) ?? a.renamingIdentifier.flatMap { old.attribute($0) }
+                let tail: String
+                let why: String
+                if let previous, let column = previous.column {
+                    guard previous.attribute.isOptional || previous.attribute.isTransient else { continue }
+                    tail = rows + " AND x.\(SQL.identifier(column)) IS NULL"
+                    why = "made required without a default while rows hold NULL"
+                } else if previous == nil {
+                    tail = rows
+                    why = "new, required and without a default: no existing row has a value for it"
+                } else {
+                    continue
+                }
+                let count = try Int64.fetchOne(db, sql: "SELECT count(*) " + tail) ?? 0
+                guard count > 0 else { continue }
+                let keys = try Int64.fetchAll(db, sql: "SELECT x.Z_PK " + tail + " ORDER BY 1 LIMIT \(DoctorFinding.exampleLimit)")
+                found.append(DoctorFinding(.error, "migration_required", entity: entity.name, property: a.name, count: count,
+                                           examples: keys.map { (old.name, $0) },
+                                           detail: "\(entity.name).\(a.name) is \(why): migration fails with Cocoa error 134110 "
+                                               + "(\"missing attribute values on mandatory destination attribute\") and the app cannot open the store"))
+            }
+            let oldConstraints = Set((store.model.entity(named: old.name)?.uniquenessConstraints ?? []).map { $0.sorted() })
+            for constraint in entity.uniquenessConstraints where !oldConstraints.contains(constraint.sorted()) {
+                guard let columns = old.columns(of: constraint) else { continue }
+                let key = columns.map { "x.\(SQL.identifier($0))" }.joined(separator: ", ")
+                let groups = "SELECT count(*) AS n, min(x.Z_PK) AS first " + rows + " GROUP BY \(key) HAVING count(*) > 1"
+                let count = Int64(try Double.fetchOne(db, sql: "SELECT total(n) FROM (\(groups))") ?? 0)
+                guard count > 0 else { continue }
+                let keys = try Int64.fetchAll(db, sql: "SELECT first FROM (\(groups)) ORDER BY 1 LIMIT \(DoctorFinding.exampleLimit)")
+                found.append(DoctorFinding(.error, "migration_unique", entity: entity.name, property: constraint.joined(separator: ","), count: count,
+                                           examples: keys.map { (old.name, $0) },
+                                           detail: "the new uniqueness constraint (\(constraint.joined(separator: ", "))) of \(entity.name) is "
+                                               + "broken by \(count) existing row(s): migration fails with Cocoa error 134111 "
+                                               + "(NSMigrationConstraintViolationError) and the app cannot open the store"))
+            }
+        }
+        return found
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+
+/// `doctor`: where the space goes, what is broken, and (given the next model version)
+/// which rows its migration would reject. Read-only, in one read transaction.
+public struct StoreDoctor {
+    public struct Report: Sendable {
+        public var space: StoreSpace
+        public var findings: [DoctorFinding]
+        /// Rows the new model would reject; nil when no new model was given.
+        public var migration: [DoctorFinding]?
+
+        public var errors: Int { (findings + (migration ?? [])).filter { $0.severity == .error }.count }
+        public var warnings: Int { (findings + (migration ?? [])).filter { $0.severity == .warning }.count }
+
+        public var verdict: String {
+            if errors == 0 && warnings == 0 {
+                return migration == nil ? "no problem found" : "no problem found, and every row migrates to the new model"
+            }
+            return "\(errors) error(s), \(warnings) warning(s)"
+        }
+    }
+
+    public let store: PersistentStore
+    /// `PRAGMA integrity_check` instead of the quicker `quick_check`.
+    public var fullIntegrityCheck = false
+    public var newModel: ManagedObjectModel?
+
+    public init(store: PersistentStore) { self.store = store }
+
+    /// Two halves on two connections at once (a machine has two cores at least): the
+    /// file's own checks and the keys between rows on the store's connection, and the one
+    /// pass over every table with the checks that rest on it on a second. Each reads its
+    /// own snapshot; under a writer committing meanwhile they may see different moments.
+    public func examine(progress: @escaping @Sendable (String) -> Void = { _ in }) throws -> Report {
+        let second = try StoreConnection.open(store.file, readonly: true)
+        defer { try? second.close() }
+        let keys = Background { [store, fullIntegrityCheck] in
+            try store.read { db -> (StoreSpace.Pages, [DoctorFinding]) in
+                let pages = try StoreSpace.Pages(db, progress: progress)
+                var health = StoreHealth(store: store)
+                health.fullIntegrityCheck = fullIntegrityCheck
+                return (pages, try health.findings(db, .fileAndKeys, census: nil, progress: progress))
+            }
+        }
+        let rows = Result {
+            try second.read { db -> (TableCensus, [DoctorFinding], [DoctorFinding]?) in
+                let census = try TableCensus(store: store, db, progress: progress)
+                let findings = try StoreHealth(store: store).findings(db, .rows, census: census, progress: progress)
+                var migration: [DoctorFinding]?
+                if let newModel {
+                    progress("checking rows against the new model")
+                    migration = try MigrationRowCheck(store: store, newModel: newModel).findings(db)
+                }
+                return (census, findings, migration)
+            }
+        }
+        let (pages, keyFindings) = try keys.value()
+        let (census, rowFindings, migration) = try rows.get()
+        let space = try store.read { try StoreSpace(store: store, census: census, pages: pages, $0) }
+        return Report(space: space, findings: keyFindings + rowFindings, migration: migration)
+    }
+}
+
+/// Work on a thread of its own, waited for with `value()`; an error it throws is thrown there.
+final class Background<T>: @unchecked Sendable {
+    private var result: Result<T, Error>?
+    private let done = DispatchSemaphore(value: 0)
+
+    /// The work runs on the new thread only; it is not touched from here after the start.
+    private struct Work: @unchecked Sendable {
+        let run: () throws -> T
+    }
+
+    init(_ work: @escaping () throws -> T) {
+        let job = Work(run: work)
+        let thread = Thread { [self] in
+            result = Result { try job.run() }
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    func value() throws -> T {
+        done.wait()
+        return try result!.get()
+    }
+}

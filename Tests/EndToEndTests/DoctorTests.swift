@@ -1,0 +1,250 @@
+import Foundation
+import ManagedStore
+import XCTest
+
+/// `doctor` on stores with one defect each, made through cdinspect and the sqlite3 shell:
+/// it names exactly that defect, with its count and object IDs, and exits 1 for an error.
+final class DoctorTests: XCTestCase {
+    var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = try Fixtures.temporaryDirectory(self)
+    }
+
+    /// A fresh example store (ten people) in a folder of its own.
+    func example(history: Bool = false, people: Int = 10) throws -> String {
+        let into = folder.appendingPathComponent(UUID().uuidString, isDirectory: true)
+        try FileManager.default.createDirectory(at: into, withIntermediateDirectories: true)
+        return try Fixtures.exampleStore(in: into, people: people, history: history).path
+    }
+
+    func doctor(_ store: String, _ arguments: [String] = []) throws -> (status: Int32, report: [String: Any], stderr: String) {
+        let r = try CLI.run(["doctor", store, "--format", "json"] + arguments)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], r.stdout + r.stderr)
+        return (r.status, report, r.stderr)
+    }
+
+    /// "check entity property count [examples]" of each finding.
+    func summary(_ findings: Any?) -> [String] {
+        (findings as? [[String: Any]] ?? []).map { f in
+            let examples = (f["examples"] as? [String] ?? []).map { $0.split(separator: "/").suffix(2).joined(separator: "/") }
+            return "\(f["check"]!) \(f["entity"] as? String ?? "-") \(f["property"] as? String ?? "-") \(f["count"]!) \(examples)"
+        }
+    }
+
+    func assertFinds(_ store: String, _ expected: [String], status: Int32 = 1, file: StaticString = #filePath, line: UInt = #line) throws {
+        let (code, report, stderr) = try doctor(store)
+        XCTAssertEqual(summary(report["findings"]), expected, file: file, line: line)
+        XCTAssertEqual(code, status, stderr, file: file, line: line)
+    }
+
+    func testACleanStoreAndWhereItsSpaceGoes() throws {
+        let store = try example()
+        let (status, report, _) = try doctor(store)
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(summary(report["findings"]), [])
+        XCTAssertEqual(report["verdict"] as? String, "no problem found")
+        let space = try XCTUnwrap(report["space"] as? [String: Any])
+        let items = try XCTUnwrap(space["items"] as? [[String: Any]])
+        let person = try XCTUnwrap(items.first { $0["name"] as? String == "ZPERSON (Person)" })
+        XCTAssertEqual(person["count"] as? Int, 10)
+        XCTAssertGreaterThan(person["bytes"] as? Int ?? 0, 0, "dbstat sized the table")
+        XCTAssertNotNil(items.first { $0["kind"] as? String == "free" })
+        // A table several entities share names each with its own rows.
+        let cars = try SQLiteShell.read(store, "SELECT group_concat(n, ',') FROM (SELECT count(*) AS n FROM ZCAR GROUP BY Z_ENT ORDER BY Z_ENT)").split(separator: ",")
+        XCTAssertNotNil(items.first { $0["name"] as? String == "ZCAR (Car \(cars[0]), SportsCar \(cars[1]))" }, "\(items)")
+        let heaviest = try XCTUnwrap(space["heaviestAttributes"] as? [[String: Any]])
+        let names = try SQLiteShell.read(store, "SELECT sum(length(ZNAME)), max(length(ZNAME)) FROM ZPERSON").split(separator: "|")
+        let name = try XCTUnwrap(heaviest.first { $0["entity"] as? String == "Person" && $0["attribute"] as? String == "name" })
+        XCTAssertEqual(name["total"] as? Int, Int(names[0]))
+        XCTAssertEqual(name["largest"] as? Int, Int(names[1]))
+        // Every format reports; the table ends with the verdict.
+        for format in ["table", "csv", "line"] {
+            let r = try CLI.run(["doctor", store, "--format", format])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stdout.contains("ZPERSON"), "\(format): \(r.stdout)")
+        }
+        XCTAssertTrue(try CLI.run(["doctor", store]).stdout.hasSuffix("verdict: no problem found\n"))
+    }
+
+    func testKeyDefects() throws {
+        var store = try example()
+        try SQLiteShell.run(store, "UPDATE Z_PRIMARYKEY SET Z_MAX = 7 WHERE Z_NAME = 'Person'")
+        try assertFinds(store, ["z_max Person - 3 [\"Person/p8\", \"Person/p9\", \"Person/p10\"]"])
+
+        store = try example()
+        try SQLiteShell.run(store, "UPDATE ZTAG SET Z_ENT = 42 WHERE Z_PK = 1")
+        try assertFinds(store, ["unknown_entity #42 - 1 [\"#42/p1\"]"])
+
+        store = try example()
+        let car = try SQLiteShell.read(store, "SELECT Z_PK FROM ZCAR WHERE Z_ENT = 2 ORDER BY Z_PK LIMIT 1")
+        try SQLiteShell.run(store, "UPDATE ZCAR SET ZOWNER = 999 WHERE Z_PK = \(car)")
+        // The example names the row as its own entity: a sports car.
+        try assertFinds(store, ["dangling_to_one Car owner 1 [\"SportsCar/p\(car)\"]"])
+
+        // A key inside the range of a table with a gap: looked up, not ruled out by the range.
+        store = try example()
+        try SQLiteShell.run(store, """
+            UPDATE ZCAR SET ZOWNER = NULL WHERE ZOWNER = 3; DELETE FROM Z_3TAGS WHERE Z_3PEOPLE = 3; DELETE FROM ZPERSON WHERE Z_PK = 3;
+            UPDATE ZCAR SET ZOWNER = 3 WHERE Z_PK = 1;
+            """)
+        let first = try SQLiteShell.read(store, "SELECT p.Z_NAME FROM ZCAR c JOIN Z_PRIMARYKEY p ON p.Z_ENT = c.Z_ENT WHERE c.Z_PK = 1")
+        try assertFinds(store, ["dangling_to_one Car owner 1 [\"\(first)/p1\"]"])
+
+        store = try example()
+        try SQLiteShell.run(store, "INSERT INTO Z_3TAGS (Z_3PEOPLE, Z_4TAGS) VALUES (999, 1)")
+        try assertFinds(store, ["dangling_join_row Person tags 1 [\"Person/p999\"]"], status: 0)
+    }
+
+    func testRowDefects() throws {
+        var store = try example()
+        try SQLiteShell.run(store, "UPDATE ZPERSON SET ZNAME = NULL WHERE Z_PK = 4")
+        try assertFinds(store, ["required_null Person name 1 [\"Person/p4\"]"])
+
+        store = try example()
+        try SQLiteShell.run(store, "UPDATE ZPERSON SET ZAGE = 'old' WHERE Z_PK = 5; UPDATE ZPERSON SET ZAGE = 3000000000 WHERE Z_PK = 6")
+        try assertFinds(store, ["value_type Person age 2 [\"Person/p5\", \"Person/p6\"]"], status: 0)
+
+        // External data: a row naming a file that is not there, and a file no row names.
+        store = try example()
+        try SQLiteShell.run(store, "UPDATE ZPERSON SET ZPHOTO = CAST(x'02' || '0D1A2B3C-0000-4000-8000-000000000001' AS BLOB) WHERE Z_PK = 6")
+        try assertFinds(store, ["external_missing Person photo 1 [\"Person/p6\"]"])
+        let external = URL(fileURLWithPath: AttributeValueDecoder.externalDataPath(for: store, name: ""))
+        try FileManager.default.createDirectory(at: external, withIntermediateDirectories: true)
+        try Data(repeating: 7, count: 100).write(to: external.appendingPathComponent("0D1A2B3C-0000-4000-8000-000000000001"))
+        try Data(repeating: 7, count: 300).write(to: external.appendingPathComponent("LEFT-BEHIND"))
+        let (status, report, _) = try doctor(store)
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(summary(report["findings"]), ["external_orphan - - 1 []"])
+        XCTAssertTrue(((report["findings"] as? [[String: Any]])?.first?["detail"] as? String ?? "").contains("LEFT-BEHIND"))
+        let files = ((report["space"] as? [String: Any])?["items"] as? [[String: Any]])?.first { $0["name"] as? String == "external data files" }
+        XCTAssertEqual(files?["bytes"] as? Int, 400)
+        XCTAssertEqual(files?["count"] as? Int, 2)
+    }
+
+    func testADamagedFile() throws {
+        let store = try example()
+        try SQLiteShell.run(store, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE;")
+        let page = Int(try SQLiteShell.read(store, "SELECT rootpage FROM sqlite_master WHERE name = 'ZCAR_ZOWNER_INDEX'")) ?? 0
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: store))
+        try handle.seek(toOffset: UInt64((page - 1) * 4096 + 8))
+        try handle.write(contentsOf: Data(repeating: 0xFF, count: 16))
+        try handle.close()
+        let (status, report, _) = try doctor(store)
+        XCTAssertEqual(status, 1)
+        // The damage is the one error; a check that could not read past it says so, as a warning.
+        let findings = try XCTUnwrap(report["findings"] as? [[String: Any]]).filter { $0["severity"] as? String == "error" }
+        XCTAssertEqual(findings.map { $0["check"] as? String ?? "" }, ["quick_check"])
+        XCTAssertTrue((findings.first?["detail"] as? String ?? "").contains("On tree page \(page)"), "\(findings)")
+        XCTAssertGreaterThan(findings.first?["count"] as? Int ?? 0, 0)
+    }
+
+    func testHistoryDefects() throws {
+        var store = try example(history: true)
+        var r = try CLI.run([store], stdin: "insert Person name=\"Gone\" id=\(UUID().uuidString)\nsave\n")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        try SQLiteShell.run(store, "DELETE FROM ZPERSON WHERE Z_PK = 11")
+        try assertFinds(store, ["history_missing_object Person - 1 [\"Person/p11\"]"], status: 0)
+
+        store = try example(history: true)
+        r = try CLI.run([store], stdin: "update Person/p1 age=5\nsave\nupdate Person/p2 age=6\nsave\n")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        try SQLiteShell.run(store, "DELETE FROM ATRANSACTION WHERE Z_PK = 1")
+        try assertFinds(store, ["history_orphan_change - - 1 []"], status: 0)
+    }
+
+    /// One-to-one pairs, ordered relationships and uniqueness constraints, on a model that
+    /// has them.
+    func testRelationshipAndConstraintDefects() throws {
+        let model = """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="22522" systemVersion="23A344" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">
+                <entity name="Book" representedClassName="Book" syncable="YES">
+                    <attribute name="isbn" optional="YES" attributeType="String"/>
+                    <relationship name="cover" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Cover" inverseName="book" inverseEntity="Cover"/>
+                    <relationship name="chapters" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Chapter" inverseName="book" inverseEntity="Chapter"/>
+                    <uniquenessConstraints><uniquenessConstraint><constraint value="isbn"/></uniquenessConstraint></uniquenessConstraints>
+                </entity>
+                <entity name="Cover" representedClassName="Cover" syncable="YES">
+                    <relationship name="book" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Book" inverseName="cover" inverseEntity="Book"/>
+                </entity>
+                <entity name="Chapter" representedClassName="Chapter" syncable="YES">
+                    <attribute name="title" optional="YES" attributeType="String"/>
+                    <relationship name="book" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Book" inverseName="chapters" inverseEntity="Book"/>
+                </entity>
+            </model>
+            """
+        func shelf() throws -> String {
+            let into = folder.appendingPathComponent(UUID().uuidString, isDirectory: true)
+            try FileManager.default.createDirectory(at: into, withIntermediateDirectories: true)
+            let contents = into.appendingPathComponent("Shelf.xcdatamodel")
+            try FileManager.default.createDirectory(at: contents, withIntermediateDirectories: true)
+            try model.write(to: contents.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+            let path = into.appendingPathComponent("Shelf.sqlite").path
+            try StoreCreator.create(at: path, model: try XcdatamodelReader.model(atPath: contents.path))
+            let r = try CLI.run([path], stdin: """
+                insert Chapter title="One"
+                insert Chapter title="Two"
+                insert Cover
+                save
+                insert Book isbn="1" cover=Cover/p1 chapters={Chapter/p1,Chapter/p2}
+                insert Book isbn="2"
+                save
+                """)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return path
+        }
+        var store = try shelf()
+        try assertFinds(store, [], status: 0)
+
+        store = try shelf()
+        try SQLiteShell.run(store, "UPDATE ZCOVER SET ZBOOK = NULL WHERE Z_PK = 1")
+        try assertFinds(store, ["one_to_one_mismatch Book cover 1 [\"Book/p1\"]"])
+
+        store = try shelf()
+        let order = try SQLiteShell.read(store, "SELECT name FROM pragma_table_info('ZCHAPTER') WHERE name LIKE 'Z_FOK%'")
+        XCTAssertFalse(order.isEmpty)
+        try SQLiteShell.run(store, "UPDATE ZCHAPTER SET \(order) = (SELECT \(order) FROM ZCHAPTER WHERE Z_PK = 1) WHERE Z_PK = 2")
+        try assertFinds(store, ["order_keys Book chapters 1 [\"Book/p1\"]"], status: 0)
+
+        store = try shelf()
+        try SQLiteShell.run(store, "UPDATE ZBOOK SET ZISBN = '1' WHERE Z_PK = 2")
+        try assertFinds(store, ["unique_duplicate Book isbn 1 [\"Book/p1\"]"])
+    }
+
+    /// On a big store, doctor says what it is doing after a second, and Ctrl-C stops it at once.
+    func testProgressAndCtrlC() throws {
+        let store = try example()
+        try Fixtures.addBulkPeople(to: store)
+        let (out, err) = (folder.appendingPathComponent("out").path, folder.appendingPathComponent("err").path)
+        let child = try ChildProcess([CLI.binary.path, "doctor", store, "--full"], environment: ProcessInfo.processInfo.environment,
+                                     files: [1: out, 2: err])
+        // Wait for the first progress line (after a second), then interrupt.
+        var waited = 0.0
+        while waited < 30, ((try? String(contentsOfFile: err, encoding: .utf8)) ?? "").isEmpty {
+            Thread.sleep(forTimeInterval: 0.1)
+            waited += 0.1
+        }
+        XCTAssertTrue(((try? String(contentsOfFile: err, encoding: .utf8)) ?? "").hasPrefix("doctor: "), "no progress line")
+        kill(child.pid, SIGINT)
+        let started = Date()
+        let ending = child.wait()
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+        XCTAssertEqual(ending.status, 130)
+        XCTAssertTrue((try String(contentsOfFile: err, encoding: .utf8)).contains("interrupted"))
+    }
+
+    /// Genuine stores: the only error-level findings are ones Core Data meets too.
+    func testGenuineFixturesHaveNoErrorCoreDataWouldNotMeet() throws {
+        for relative in try Fixtures.stores {
+            let into = folder.appendingPathComponent(UUID().uuidString, isDirectory: true)
+            try FileManager.default.createDirectory(at: into, withIntermediateDirectories: true)
+            let copy = try Fixtures.copy(relative, into: into)
+            let (_, report, stderr) = try doctor(copy.path)
+            let errors = (report["findings"] as? [[String: Any]] ?? []).filter { $0["severity"] as? String == "error" }
+            // A required value that is NULL: Core Data reads the row, and refuses to save it
+            // changed (Photos' Asset.videoKeyFrameTimeScale and videoKeyFrameValue).
+            XCTAssertEqual(errors.filter { $0["check"] as? String != "required_null" }.count, 0, "\(relative): \(errors) \(stderr)")
+        }
+    }
+}
