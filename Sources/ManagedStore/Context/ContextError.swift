@@ -52,7 +52,7 @@ public enum ContextError: Error, CustomStringConvertible, Equatable {
                 + "(merge policy error); nothing was saved and the changes are still pending: "
                 + Self.list(conflicts.map(\.description))
         case .notCoreData: return "this store is not a Core Data store: it can be read but not saved to"
-        case .undoOff(let name): return "undo is off for context '\(name)' (context set undo on)"
+        case .undoOff(let name): return "undo is off for context '\(name)': it keeps no undo manager"
         case .nothingToUndo(let name): return "nothing to undo in context '\(name)'"
         case .nothingToRedo(let name): return "nothing to redo in context '\(name)'"
         case .childCannotPin(let context, let parent):
