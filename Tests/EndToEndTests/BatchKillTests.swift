@@ -12,16 +12,12 @@ final class BatchKillTests: XCTestCase {
         for trial in 0..<6 {
             let store = folder.appendingPathComponent("trial\(trial).sqlite").path
             try FileManager.default.copyItem(atPath: original, toPath: store)
-            let process = Process()
-            process.executableURL = CLI.binary
-            process.arguments = ["batch-update", store, "Person", "--set", "name=\"Killed\"", "--set", "age=age+1", "--result", "count"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try ChildProcess([CLI.binary.path, "batch-update", store, "Person", "--set", "name=\"Killed\"", "--set", "age=age+1",
+                                            "--result", "count"], environment: ProcessInfo.processInfo.environment, files: [:])
             // From before the store is open to well after the update has started.
             Thread.sleep(forTimeInterval: 0.05 + Double(trial) * 0.08)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            kill(process.pid, SIGKILL)
+            _ = process.waitForEnding()
 
             XCTAssertEqual(try SQLiteShell.read(store, "PRAGMA integrity_check"), "ok", "trial \(trial)")
             let changed = Int(try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZNAME = 'Killed'")) ?? -1

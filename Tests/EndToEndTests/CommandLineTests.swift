@@ -160,15 +160,11 @@ final class CommandLineTests: XCTestCase {
     func testPlainSQLiteFileOpens() throws {
         let folder = try Fixtures.temporaryDirectory(self)
         let path = folder.appendingPathComponent("plain.db").path
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        shell.arguments = ["sqlite3", path, """
+        try SQLiteShell.run(path, """
             CREATE TABLE author (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
             CREATE TABLE book (id INTEGER PRIMARY KEY, title TEXT, author_id INTEGER REFERENCES author(id));
             INSERT INTO author VALUES (1, 'Ann'); INSERT INTO book VALUES (1, 'B', 1), (2, 'C', 1);
-            """]
-        try shell.run()
-        shell.waitUntilExit()
+            """)
         let entities = try XCTUnwrap(CLI.json(["entities", path, "--format", "json"]) as? [[String: Any]])
         XCTAssertEqual(entities.map { $0["name"] as! String }, ["author", "book"])
         XCTAssertEqual(entities.map { $0["count"] as! Int }, [1, 2])

@@ -12,30 +12,24 @@ final class GenerationStressTests: XCTestCase {
         let startVersions = try SQLiteShell.read(store, "SELECT sum(Z_OPT) FROM ZPERSON")
 
         // The writer: a sqlite3 shell fed transfers, one transaction each, for ten seconds.
-        let writer = Process()
-        let feed = Pipe()
-        writer.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        writer.arguments = [store]
-        writer.standardInput = feed
-        writer.standardOutput = FileHandle.nullDevice
-        try writer.run()
+        let writer = try RunningChild(["/usr/bin/sqlite3", store])
         let duration: TimeInterval = 10
         let started = Date()
         let feeding = Thread {
             var random = SystemRandomNumberGenerator()
-            feed.fileHandleForWriting.write(Data(".timeout 5000\n".utf8))
+            writer.write(".timeout 5000\n")
             while Date().timeIntervalSince(started) < duration {
                 let from = Int.random(in: 1...50, using: &random), to = Int.random(in: 1...50, using: &random)
                 let amount = Int.random(in: 1...5, using: &random)
-                feed.fileHandleForWriting.write(Data("""
+                writer.write("""
                     BEGIN IMMEDIATE;
                     UPDATE ZPERSON SET ZAGE = ZAGE - \(amount), Z_OPT = Z_OPT + 1 WHERE Z_PK = \(from);
                     UPDATE ZPERSON SET ZAGE = ZAGE + \(amount), Z_OPT = Z_OPT + 1 WHERE Z_PK = \(to);
                     COMMIT;
 
-                    """.utf8))
+                    """)
             }
-            try? feed.fileHandleForWriting.close()
+            writer.closeInput()
         }
         feeding.start()
 
@@ -68,7 +62,7 @@ final class GenerationStressTests: XCTestCase {
             rounds += 1
         }
         feeding.cancel()
-        writer.waitUntilExit()
+        writer.wait()
         XCTAssertEqual(try session.finish(), 0)
 
         let endVersions = try SQLiteShell.read(store, "SELECT sum(Z_OPT) FROM ZPERSON")

@@ -14,23 +14,13 @@ final class InterruptTests: ExampleStoreTestCase {
     /// Starts cdinspect, waits for `running` on stderr, sends SIGINT; returns the exit
     /// status, stdout and stderr.
     func interrupt(_ arguments: [String], stdin: String, when running: String) throws -> (Int32?, String, String) {
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = arguments
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        let out = OutputBuffer(output), err = OutputBuffer(errors)
-        try process.run()
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-        err.expect(running)
-        kill(process.processIdentifier, SIGINT)
+        let process = try RunningChild([CLI.binary.path] + arguments)
+        process.write(stdin)
+        process.closeInput()
+        process.errors.expect(running)
+        process.kill(SIGINT)
         let status = process.exitStatus()
-        if status == nil { process.terminate() }
-        Thread.sleep(forTimeInterval: 0.1)
-        return (status, out.text, err.text)
+        return (status, process.output.text, process.errors.text)
     }
 
     var fingerprint: String {

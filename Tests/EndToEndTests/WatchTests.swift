@@ -6,40 +6,28 @@ import XCTest
 final class WatchTests: XCTestCase {
     /// A running `cdinspect watch`, its output lines stamped with the time they arrived.
     final class Watcher: @unchecked Sendable {
-        let process = Process()
+        private var child: RunningChild!
         private let lock = NSLock()
         private var lines: [(Date, String)] = []
-        private let done = DispatchGroup()
+        private var pending = Data()
 
         init(_ arguments: [String]) throws {
-            let out = Pipe()
-            process.executableURL = CLI.binary
-            process.arguments = arguments
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            done.enter()
-            DispatchQueue.global().async { [self] in
-                var pending = Data()
-                while true {
-                    let chunk = out.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    let now = Date()
+            child = try RunningChild([CLI.binary.path] + arguments) { [self] chunk in
+                let now = Date()
+                lock.withLock {
                     pending.append(chunk)
                     while let newline = pending.firstIndex(of: 10) {
-                        let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                        lines.append((now, String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)))
                         pending.removeSubrange(pending.startIndex...newline)
-                        lock.withLock { lines.append((now, line)) }
                     }
                 }
-                done.leave()
             }
         }
 
-        func finish() -> [(Date, String)] {
-            process.waitUntilExit()
-            done.wait()
-            return lock.withLock { lines }
+        /// Waits for the watcher to end; its exit status and lines.
+        func finish() -> (status: Int32, lines: [(Date, String)]) {
+            let status = child.wait()
+            return (status, lock.withLock { lines })
         }
     }
 
@@ -61,8 +49,8 @@ final class WatchTests: XCTestCase {
         try commit { try SQLiteShell.run(store, "DELETE FROM ZPERSON WHERE Z_PK = 3") }
         try commit { XCTAssertEqual(try CLI.run([store, "-c", "context set author tester", "-c", "delete Person/p51", "-c", "save"]).status, 0) }
 
-        let lines = watcher.finish()
-        XCTAssertEqual(watcher.process.terminationStatus, 0)
+        let (status, lines) = watcher.finish()
+        XCTAssertEqual(status, 0)
         XCTAssertEqual(lines.count, 5, lines.map(\.1).joined(separator: "\n"))
         guard lines.count == 5 else { return }
         let events = try lines.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.1.utf8)) as? [String: Any]) }

@@ -34,3 +34,24 @@ final class CoreWordingTests: XCTestCase {
         XCTAssertEqual(found, [])
     }
 }
+
+/// Every test starts its processes through `ChildProcess` (posix_spawn), which is safe from
+/// any thread: Foundation's `Process` faulted when tests started processes from several
+/// threads at once, and crashed whole runs.
+final class TestProcessesTests: XCTestCase {
+    func testNoTestStartsAProcessThroughFoundation() throws {
+        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let files = try XCTUnwrap(FileManager.default.enumerator(atPath: tests.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        XCTAssertGreaterThan(files.count, 40)
+        let foundation = try NSRegularExpression(pattern: #"(?<![A-Za-z])Process\(\)|Process\.run\(|\.launchPath|\bPipe\(\)"#)
+        var found: [String] = []
+        for file in files where !file.hasSuffix("CoreWordingTests.swift") {
+            let text = try String(contentsOf: tests.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let line = String(line)
+                if foundation.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil { found.append("\(file):\(number + 1)") }
+            }
+        }
+        XCTAssertEqual(found, [])
+    }
+}

@@ -69,6 +69,9 @@ struct ChildProcess {
         return (ending.status, ending.peakMemory)
     }
 
+    /// The ending without blocking; nil while the child runs.
+    func pollEnding() -> Ending? { reap(options: WNOHANG) }
+
     func waitForEnding() -> Ending {
         while true {
             if let ended = reap(options: 0) { return ended }

@@ -14,16 +14,6 @@ final class OutputBuffer: @unchecked Sendable {
     /// An empty buffer, filled by `append`.
     init() {}
 
-    /// Collects everything `pipe` delivers from now on.
-    convenience init(_ pipe: Pipe) {
-        self.init()
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.append(data)
-        }
-    }
-
     func append(_ bytes: some Collection<UInt8>) {
         lock.withLock {
             let all = unfinished + bytes
@@ -62,14 +52,5 @@ final class OutputBuffer: @unchecked Sendable {
         }
         XCTFail("no \(text.debugDescription) within \(timeout) s; the output was:\n\(self.text.debugDescription)", file: file, line: line)
         return false
-    }
-}
-
-extension Process {
-    /// Waits for the process to end; nil if it is still running after `timeout` seconds.
-    func exitStatus(timeout: TimeInterval = 20) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        return isRunning ? nil : terminationStatus
     }
 }

@@ -122,33 +122,18 @@ enum SQLiteShell {
 /// Another process holding a store's write lock: a sqlite3 shell inside `BEGIN EXCLUSIVE`,
 /// until `release`.
 final class StoreLock {
-    private let holder = Process()
-    private let input = Pipe()
+    private let holder: RunningChild
 
     init(_ store: String) throws {
-        let output = Pipe()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["sqlite3", store]
-        holder.standardInput = input
-        holder.standardOutput = output
-        try holder.run()
-        input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE; SELECT 'locked';\n".utf8))
+        holder = try RunningChild(["/usr/bin/sqlite3", store])
+        holder.write("BEGIN EXCLUSIVE; SELECT 'locked';\n")
         // Wait until the shell holds the lock.
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("locked") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += chunk
-        }
+        holder.output.expect("locked")
     }
 
     /// Ends the shell's input, which ends its transaction, and waits for it to exit.
     func release() throws {
-        try input.fileHandleForWriting.close()
-        holder.waitUntilExit()
-    }
-
-    deinit {
-        if holder.isRunning { holder.terminate() }
+        holder.closeInput()
+        holder.wait()
     }
 }
