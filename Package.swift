@@ -111,6 +111,7 @@ let package = Package(
                 "cdinspect-mcp",
                 "cdi-example-store",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             // Expected debug logs, read from the source tree by SQLDebugLogTests.
             exclude: ["Golden"]),

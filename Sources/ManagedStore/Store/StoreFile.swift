@@ -81,14 +81,19 @@ public struct StoreFile: Sendable {
     }
 
     /// The file to hand to SQLite: the path, or for an immutable open a URI.
+    /// The name connections open: a URI naming cdinspect's VFS, which is registered by name
+    /// and never as SQLite's default (a program that links ManagedStore beside SQLite work
+    /// of its own keeps its own default), with `immutable=1` for evidence.
     var openName: String {
-        isImmutable ? StoreFile.immutableURI(path) : path
+        StoreFile.uri(path, parameters: ["vfs=\(WindowedMappingVFS.name)"] + (isImmutable ? ["immutable=1"] : []))
     }
 
     /// `file:PATH?immutable=1`, the path percent-encoded as SQLite's URIs need it.
-    static func immutableURI(_ path: String) -> String {
+    static func immutableURI(_ path: String) -> String { uri(path, parameters: ["immutable=1"]) }
+
+    static func uri(_ path: String, parameters: [String]) -> String {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "/-_.~"))
-        return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
+        return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?" + parameters.joined(separator: "&")
     }
 
     /// This file as evidence that must not change: opened with `immutable=1`, after checking

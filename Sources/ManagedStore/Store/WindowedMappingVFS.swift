@@ -22,7 +22,8 @@ public enum WindowedMappingVFS {
     /// The name SQLite knows the VFS by.
     public static let name = "cdinspect"
 
-    /// Registers the VFS as the process's default, once, before the first connection opens.
+    /// Registers the VFS by name, once, before the first connection opens; SQLite's default
+    /// stays the platform's own.
     public static func install() { _ = installed }
 
     private static let installed: Bool = {
@@ -37,7 +38,8 @@ public enum WindowedMappingVFS {
         vfs.pointee.xOpen = { _, name, file, flags, outFlags in
             WindowedMappingVFS.open(name, file!, flags, outFlags)
         }
-        return sqlite3_vfs_register(vfs, 1) == SQLITE_OK
+        // By name only: the store's connections ask for it in their URI (`StoreFile.openName`).
+        return sqlite3_vfs_register(vfs, 0) == SQLITE_OK
     }()
 
     /// Written once, inside `installed`'s initializer (which Swift runs once, under its own
@@ -127,7 +129,21 @@ public enum WindowedMappingVFS {
             // A new map limit or a size hint can move, grow or shrink the map: forget the
             // windows, and touch nothing of the old map.
             if op == SQLITE_FCNTL_MMAP_SIZE || op == SQLITE_FCNTL_SIZE_HINT { WindowedMappingVFS.windows(file!)?.forget() }
-            return WindowedMappingVFS.methods(file!).xFileControl(WindowedMappingVFS.real(file!), op, argument)
+            let code = WindowedMappingVFS.methods(file!).xFileControl(WindowedMappingVFS.real(file!), op, argument)
+            // A shim names itself in front of the VFS below it ("cdinspect/unix"), as
+            // SQLite's documentation of SQLITE_FCNTL_VFSNAME asks of shims.
+            if op == SQLITE_FCNTL_VFSNAME, let argument {
+                let slot = argument.assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self)
+                let below = slot.pointee.map { String(cString: $0) }
+                let named = Array((WindowedMappingVFS.name + (below.map { "/" + $0 } ?? "")).utf8CString)
+                if let copy = sqlite3_malloc64(UInt64(named.count))?.assumingMemoryBound(to: CChar.self) {
+                    named.withUnsafeBufferPointer { copy.update(from: $0.baseAddress!, count: named.count) }
+                    if let old = slot.pointee { sqlite3_free(old) }
+                    slot.pointee = copy
+                }
+                return SQLITE_OK
+            }
+            return code
         },
         xSectorSize: { file in
             WindowedMappingVFS.methods(file!).xSectorSize(WindowedMappingVFS.real(file!))
