@@ -56,13 +56,11 @@ public struct MigrationRowCheck {
             let oldConstraints = Set((store.model.entity(named: old.name)?.uniquenessConstraints ?? []).map { $0.sorted() })
             for constraint in entity.uniquenessConstraints where !oldConstraints.contains(constraint.sorted()) {
                 guard let columns = old.columns(of: constraint) else { continue }
-                let key = columns.map { "x.\(SQL.identifier($0))" }.joined(separator: ", ")
-                let groups = "SELECT count(*) AS n, min(x.Z_PK) AS first " + rows + " GROUP BY \(key) HAVING count(*) > 1"
-                let count = Int64(try Double.fetchOne(db, sql: "SELECT total(n) FROM (\(groups))") ?? 0)
+                let repeats = try ConstraintRepeats(old, columns: columns, db)
+                let count = repeats.rows
                 guard count > 0 else { continue }
-                let keys = try Int64.fetchAll(db, sql: "SELECT first FROM (\(groups)) ORDER BY 1 LIMIT \(DoctorFinding.exampleLimit)")
                 found.append(DoctorFinding(.error, "migration_unique", entity: entity.name, property: constraint.joined(separator: ","), count: count,
-                                           examples: keys.map { (old.name, $0) },
+                                           examples: repeats.firstKeys.map { (old.name, $0) },
                                            detail: "the new uniqueness constraint (\(constraint.joined(separator: ", "))) of \(entity.name) is "
                                                + "broken by \(count) existing row(s): migration fails with Cocoa error 134111 "
                                                + "(NSMigrationConstraintViolationError) and the app cannot open the store"))

@@ -319,14 +319,11 @@ public struct StoreHealth {
             guard let description = store.model.entity(named: entity.name) else { continue }
             for constraint in description.uniquenessConstraints {
                 guard let columns = entity.columns(of: constraint) else { continue }
-                let key = columns.map { "x.\(t($0))" }.joined(separator: ", ")
-                let groups = "SELECT \(key), count(*) AS n, min(x.Z_PK) AS first FROM \(t(entity.table)) x WHERE x.Z_ENT IN (\(ids(entity))) "
-                    + "GROUP BY \(key) HAVING count(*) > 1"
-                let count = Int64(try Double.fetchOne(db, sql: "SELECT total(n - 1) FROM (\(groups))") ?? 0)
+                let repeats = try ConstraintRepeats(entity, columns: columns, db)
+                let count = repeats.extra
                 guard count > 0 else { continue }
-                let keys = try Int64.fetchAll(db, sql: "SELECT first FROM (\(groups)) ORDER BY 1 LIMIT \(DoctorFinding.exampleLimit)")
                 found.append(DoctorFinding(.error, "unique_duplicate", entity: entity.name, property: constraint.joined(separator: ","), count: count,
-                                           examples: keys.map { (entity.name, $0) },
+                                           examples: repeats.firstKeys.map { (entity.name, $0) },
                                            detail: "\(count) row(s) repeat (\(constraint.joined(separator: ", "))) of an earlier one: the app's next save "
                                                + "touching them fails with a constraint conflict (Cocoa error 133021)"))
             }
