@@ -45,7 +45,7 @@ ifneq ($(shell uname),Darwin)
 		echo "make: no static libstdc++.a (on Debian and Ubuntu: apt-get install gcc libstdc++-12-dev, or the one of your gcc)" >&2; exit 1; \
 	fi; \
 	mkdir -p "$(STATIC_CXX)" && ln -sf "$$libstdcxx" "$(STATIC_CXX)/libstdc++.a"
-	@[ -e /usr/lib/x86_64-linux-gnu/libcurl.so ] || [ -e /usr/lib/aarch64-linux-gnu/libcurl.so ] || [ -e /usr/lib/libcurl.so ] || \
+	@[ -f "$$(gcc -print-file-name=libcurl.so)" ] || \
 		{ echo "make: the MCP server links libcurl (Foundation's networking): apt-get install libcurl4-openssl-dev" >&2; exit 1; }
 endif
 	swift build $(SWIFT_FLAGS) --build-path $(BUILD_PATH)

@@ -10,12 +10,17 @@ final class ExampleScriptTests: ExampleStoreTestCase {
         return try CLI.run([store, "--format", "csv"], stdin: script)
     }
 
+    /// Runs the shell script `Examples/NAME` as its comment says, with the built binaries.
+    func shellScript(_ name: String) throws -> CLI.Result {
+        let script = Fixtures.packageRoot.appendingPathComponent("Examples/\(name)").path
+        return try CLI.run([script], executable: URL(fileURLWithPath: "/bin/sh"),
+                           environment: ["CDINSPECT": CLI.binary.path, "CDI_EXAMPLE_STORE": CLI.generator.path], timeout: 120)
+    }
+
     /// `Examples/follow-a-store.sh`: a watcher sees a second process's three commits, each
     /// with its author, and history lists the same three transactions.
     func testFollowAStoreScript() throws {
-        let script = Fixtures.packageRoot.appendingPathComponent("Examples/follow-a-store.sh").path
-        let r = try CLI.run([script], executable: URL(fileURLWithPath: "/bin/sh"),
-                            environment: ["CDINSPECT": CLI.binary.path, "CDI_EXAMPLE_STORE": CLI.generator.path], timeout: 120)
+        let r = try shellScript("follow-a-store.sh")
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = r.stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 7, r.stdout)
@@ -32,9 +37,7 @@ final class ExampleScriptTests: ExampleStoreTestCase {
     /// `Examples/doctor-a-store.sh`: doctor names the two defects the script makes, and the
     /// one row the next model version's migration would reject.
     func testDoctorAStoreScript() throws {
-        let script = Fixtures.packageRoot.appendingPathComponent("Examples/doctor-a-store.sh").path
-        let r = try CLI.run([script], executable: URL(fileURLWithPath: "/bin/sh"),
-                            environment: ["CDINSPECT": CLI.binary.path, "CDI_EXAMPLE_STORE": CLI.generator.path], timeout: 120)
+        let r = try shellScript("doctor-a-store.sh")
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = r.stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 4, r.stdout)

@@ -152,9 +152,15 @@ public struct CloudKitMirroring {
         try Row.fetchOne(db, sql: objectSelect + " WHERE m.ZENTITYID = ? AND m.ZENTITYPK = ?", arguments: [entityID, primaryKey]).map(objectState)
     }
 
+    /// The name of the zone a row of `table` (aliased `alias`) is in, or NULL where the store
+    /// has no zone table or no column to find it by.
+    private func zoneName(of table: SchemaSnapshot.Table, _ alias: String) -> String {
+        guard zones?.hasColumn("ZCKRECORDZONENAME") == true, table.hasColumn("ZRECORDZONE") else { return "NULL" }
+        return "(SELECT z.ZCKRECORDZONENAME FROM ANSCKRECORDZONEMETADATA z WHERE z.Z_PK = \(alias).ZRECORDZONE)"
+    }
+
     private var objectSelect: String {
-        let zone = zones != nil && objects.hasColumn("ZRECORDZONE") && zones?.hasColumn("ZCKRECORDZONENAME") == true
-            ? "(SELECT z.ZCKRECORDZONENAME FROM ANSCKRECORDZONEMETADATA z WHERE z.Z_PK = m.ZRECORDZONE)" : "NULL"
+        let zone = zoneName(of: objects, "m")
         return "SELECT " + ["ZENTITYID", "ZENTITYPK", "ZCKRECORDNAME"].map { objects.select($0, "m") }.joined(separator: ", ")
             + ", \(zone), "
             + ["ZNEEDSUPLOAD", "ZNEEDSCLOUDDELETE", "ZNEEDSLOCALDELETE", "ZLASTEXPORTEDTRANSACTIONNUMBER",
@@ -171,22 +177,24 @@ public struct CloudKitMirroring {
 
     /// Events in the order they started; `after` skips those up to that row number.
     public func events(after number: Int64? = nil, _ db: Database) throws -> [Event] {
-        guard let events else { return [] }
-        let columns = ["ZCLOUDKITEVENTTYPE", "ZSTARTEDAT", "ZENDEDAT", "ZSUCCEEDED", "ZERRORDOMAIN", "ZERRORCODE",
-                       "ZCOUNTAFFECTEDOBJECTS", "ZCOUNTFINISHEDOBJECTS"]
-        let sql = "SELECT e.Z_PK, " + columns.map { events.select($0, "e") }.joined(separator: ", ")
-            + " FROM \(SQL.identifier(events.name)) e" + (number == nil ? "" : " WHERE e.Z_PK > ?") + " ORDER BY 3, e.Z_PK"
+        guard let select = eventSelect else { return [] }
+        let sql = select + (number == nil ? "" : " WHERE e.Z_PK > ?") + " ORDER BY 3, e.Z_PK"
         return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(number.map { [$0] } ?? [])).map(event)
     }
 
     /// These events as they are now (for following one from its start to its end).
     public func events(numbered numbers: [Int64], _ db: Database) throws -> [Event] {
-        guard let events, !numbers.isEmpty else { return [] }
+        guard let select = eventSelect, !numbers.isEmpty else { return [] }
+        let sql = select + " WHERE e.Z_PK IN (\(numbers.map(String.init).joined(separator: ", "))) ORDER BY e.Z_PK"
+        return try Row.fetchAll(db, sql: sql).map(event)
+    }
+
+    /// The event columns `event(_:)` reads, from `ANSCKEVENT e`; nil for a store without one.
+    private var eventSelect: String? {
+        guard let events else { return nil }
         let columns = ["ZCLOUDKITEVENTTYPE", "ZSTARTEDAT", "ZENDEDAT", "ZSUCCEEDED", "ZERRORDOMAIN", "ZERRORCODE",
                        "ZCOUNTAFFECTEDOBJECTS", "ZCOUNTFINISHEDOBJECTS"]
-        let sql = "SELECT e.Z_PK, " + columns.map { events.select($0, "e") }.joined(separator: ", ")
-            + " FROM \(SQL.identifier(events.name)) e WHERE e.Z_PK IN (\(numbers.map(String.init).joined(separator: ", "))) ORDER BY e.Z_PK"
-        return try Row.fetchAll(db, sql: sql).map(event)
+        return "SELECT e.Z_PK, " + columns.map { events.select($0, "e") }.joined(separator: ", ") + " FROM \(SQL.identifier(events.name)) e"
     }
 
     private func event(_ row: Row) -> Event {
@@ -256,9 +264,7 @@ public struct CloudKitMirroring {
     /// Mirrored many-to-many pairs, in row order.
     public func mirroredRelationships(_ db: Database, _ body: (MirroredRelationship) throws -> Void) throws {
         guard let relationships else { return }
-        let zone = zones != nil && relationships.hasColumn("ZRECORDZONE") && zones?.hasColumn("ZCKRECORDZONENAME") == true
-            ? "(SELECT z.ZCKRECORDZONENAME FROM ANSCKRECORDZONEMETADATA z WHERE z.Z_PK = r.ZRECORDZONE)" : "NULL"
-        let sql = "SELECT " + relationships.select("ZCKRECORDID", "r") + ", \(zone), "
+        let sql = "SELECT " + relationships.select("ZCKRECORDID", "r") + ", \(zoneName(of: relationships, "r")), "
             + ["ZCDENTITYNAME", "ZRELATIONSHIPNAME", "ZRECORDNAME", "ZRELATEDENTITYNAME", "ZRELATEDRECORDNAME",
                "ZISUPLOADED", "ZISPENDING", "ZNEEDSDELETE"].map { relationships.select($0, "r") }.joined(separator: ", ")
             + " FROM ANSCKMIRROREDRELATIONSHIP r ORDER BY r.Z_PK"

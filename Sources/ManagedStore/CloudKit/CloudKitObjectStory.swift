@@ -32,7 +32,6 @@ public struct CloudKitObjectStory: Sendable {
 
     public init(_ mirroring: CloudKitMirroring, entity: EntityMapping, primaryKey: Int64, _ db: Database) throws {
         let store = mirroring.store
-        entityName = entity.name
         self.primaryKey = primaryKey
         var version: Int64?
         var ownEntity: EntityMapping = entity
@@ -51,7 +50,8 @@ public struct CloudKitObjectStory: Sendable {
 
         var changes: [Change] = []
         var hasInsert = false
-        if let history = try? PersistentHistory(store: store) {
+        let history = try? PersistentHistory(store: store)
+        if let history {
             var query = HistoryQuery()
             query.object = (ownEntity, primaryKey)
             let exportedUpTo = lastExportedToken
@@ -75,7 +75,7 @@ public struct CloudKitObjectStory: Sendable {
             event.type == .export && (lastChange.map { (event.started ?? 0) >= $0 } ?? true)
         }
         verdict = Self.verdict(exists: exists, record: record, changes: changes, lastExportedToken: lastExportedToken,
-                               unrecordedSaves: unrecordedSaves, exports: exportsSince, hasHistory: (try? PersistentHistory(store: store)) != nil)
+                               unrecordedSaves: unrecordedSaves, exports: exportsSince, hasHistory: history != nil)
     }
 
     static func verdict(exists: Bool, record: CloudKitMirroring.ObjectState?, changes: [Change], lastExportedToken: Int64?,

@@ -78,11 +78,12 @@ public struct CloudKitStatus: Sendable {
         let mirrored = store.mapping.entities.filter {
             !$0.isAbstract && ($0.entityID ?? Int.max) < Self.firstAncillaryEntityID && store.schema.table($0.table) != nil
         }
+        // Only metadata that names its object can tell which objects have none.
+        let namesObjects = mirroring.objects.hasColumn("ZENTITYID") && mirroring.objects.hasColumn("ZENTITYPK")
         neverExported = try mirrored.compactMap { entity in
-            guard let id = entity.entityID else { return nil }
+            guard namesObjects, let id = entity.entityID, entity.entityColumn != nil else { return nil }
             let missing = "FROM \(SQL.identifier(entity.table)) x WHERE x.Z_ENT = ? AND NOT EXISTS "
                 + "(SELECT 1 FROM ANSCKRECORDMETADATA m WHERE m.ZENTITYID = ? AND m.ZENTITYPK = x.Z_PK)"
-            guard mirroring.objects.hasColumn("ZENTITYID"), mirroring.objects.hasColumn("ZENTITYPK"), entity.entityColumn != nil else { return nil }
             let count = try Int64.fetchOne(db, sql: "SELECT count(*) " + missing, arguments: [id, id]) ?? 0
             guard count > 0 else { return nil }
             let examples = try Int64.fetchAll(db, sql: "SELECT x.Z_PK " + missing + " ORDER BY x.Z_PK LIMIT 5", arguments: [id, id])

@@ -53,16 +53,18 @@ enum CensusFunction {
         sqlite3_result_int64(context, found)
     }
 
-    /// The letter for an attribute type, and whether its value is passed through `typeof()`.
+    /// The letter for an attribute type, and whether its value is passed through `typeof()`:
+    /// the storage classes `StoreHealth.storageClasses` allows the type, encoded, with the
+    /// range of the two narrower integer types.
     static func letter(_ type: AttributeType) -> (letter: Character, typeOnly: Bool)? {
-        switch type {
-        case .integer16: return ("s", false)
-        case .integer32: return ("m", false)
-        case .integer64, .boolean: return ("i", false)
-        case .double, .float, .date: return ("n", false)
-        case .decimal: return ("d", false)
-        case .string, .uri: return ("t", true)
-        case .binaryData, .transformable, .uuid: return ("b", true)
+        if type == .integer16 { return ("s", false) }
+        if type == .integer32 { return ("m", false) }
+        switch StoreHealth.storageClasses(type) {
+        case ["integer"]?: return ("i", false)
+        case ["real", "integer"]?: return ("n", false)
+        case ["real", "integer", "text"]?: return ("d", false)
+        case ["text"]?: return ("t", true)
+        case ["blob"]?: return ("b", true)
         default: return nil
         }
     }

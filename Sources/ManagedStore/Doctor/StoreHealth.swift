@@ -339,11 +339,9 @@ public struct StoreHealth {
         var found: [DoctorFinding] = []
         var referenced: Set<String> = []
         let folder = AttributeValueDecoder.externalDataPath(for: store.path, name: "")
-        var anyExternal = false
         for entity in entities {
             for a in entity.attributes where a.declaredBy == entity.name && a.attribute.allowsExternalBinaryDataStorage {
                 guard let column = a.column else { continue }
-                anyExternal = true
                 let counted = census.tables.lazy.flatMap(\.columns).first { $0.entity.name == entity.name && $0.column == column }
                 if let counted, counted.externalReferences == 0 { continue }
                 var missing: [Int64] = []
@@ -368,18 +366,12 @@ public struct StoreHealth {
                 }
             }
         }
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        if anyExternal || !files.isEmpty {
-            let orphans = files.filter { !referenced.contains($0) }
-            if !orphans.isEmpty {
-                let bytes = orphans.reduce(Int64(0)) { total, name in
-                    let path = AttributeValueDecoder.externalDataPath(for: store.path, name: name)
-                    return total + (((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0)
-                }
-                found.append(DoctorFinding(.warning, "external_orphan", count: Int64(orphans.count),
-                                           detail: "\(orphans.count) file(s) in \(folder) no row names (\(bytes) bytes), e.g. "
-                                               + orphans.sorted().prefix(3).joined(separator: ", ") + ": space a batch delete left behind"))
-            }
+        let orphans = StoreSpace.externalFiles(of: store).filter { !referenced.contains($0.name) }
+        if !orphans.isEmpty {
+            let bytes = orphans.reduce(0) { $0 + $1.bytes }
+            found.append(DoctorFinding(.warning, "external_orphan", count: Int64(orphans.count),
+                                       detail: "\(orphans.count) file(s) in \(folder) no row names (\(bytes) bytes), e.g. "
+                                           + orphans.map(\.name).sorted().prefix(3).joined(separator: ", ") + ": space a batch delete left behind"))
         }
         return found
     }

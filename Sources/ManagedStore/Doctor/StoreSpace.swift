@@ -67,15 +67,9 @@ public struct StoreSpace: Sendable {
     }
 
     init(store: PersistentStore, census: TableCensus, pages given: Pages, _ db: Database) throws {
-        let fm = FileManager.default
-        func size(_ path: String) -> Int64 { ((try? fm.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0 }
-        var externalFiles: Int64 = 0, externalBytes: Int64 = 0
-        let folder = URL(fileURLWithPath: AttributeValueDecoder.externalDataPath(for: store.path, name: "")).path
-        for name in (try? fm.contentsOfDirectory(atPath: folder)) ?? [] {
-            externalFiles += 1
-            externalBytes += size(folder + "/" + name)
-        }
-        files = Files(mainFile: size(store.path), wal: size(store.path + "-wal"), externalFiles: externalFiles, externalBytes: externalBytes)
+        let external = Self.externalFiles(of: store)
+        files = Files(mainFile: Self.size(store.path), wal: Self.size(store.path + "-wal"), externalFiles: Int64(external.count),
+                      externalBytes: external.reduce(0) { $0 + $1.bytes })
         pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
         freeBytes = (try Int64.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0) * pageSize
 
@@ -117,6 +111,19 @@ public struct StoreSpace: Sendable {
         }
         modelCacheBytes = store.schema.table("Z_MODELCACHE") == nil ? nil
             : try Int64.fetchOne(db, sql: "SELECT CAST(total(length(Z_CONTENT)) AS INTEGER) FROM Z_MODELCACHE")
+    }
+
+    /// The files in the store's external data folder (`.<name>_SUPPORT/_EXTERNAL_DATA`),
+    /// with their sizes; none when there is no such folder.
+    static func externalFiles(of store: PersistentStore) -> [(name: String, bytes: Int64)] {
+        let folder = AttributeValueDecoder.externalDataPath(for: store.path, name: "")
+        return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).map {
+            ($0, size(AttributeValueDecoder.externalDataPath(for: store.path, name: $0)))
+        }
+    }
+
+    static func size(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
 
     /// Types whose size varies with the value: text and data. Numbers and dates are the
