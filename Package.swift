@@ -64,6 +64,14 @@ let package = Package(
                 "CZlib",
                 "CSQLiteControls",
             ]),
+        // Writes stores from scratch, for the example generator and the tests: a write path
+        // past the coordinator, history and Z_OPT, so no product the package ships holds it.
+        .target(
+            name: "StoreCreation",
+            dependencies: [
+                "ManagedStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .target(
             name: "Inspector",
             dependencies: [
@@ -94,12 +102,13 @@ let package = Package(
             name: "cdi-example-store",
             dependencies: [
                 "ManagedStore",
+                "StoreCreation",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Examples/Generator"),
         .testTarget(
             name: "ManagedStoreTests",
-            dependencies: ["ManagedStore"]),
+            dependencies: ["ManagedStore", "StoreCreation"]),
         .testTarget(
             name: "InspectorTests",
             dependencies: ["Inspector"]),
@@ -107,6 +116,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "ManagedStore",
+                "StoreCreation",
                 "cdinspect",
                 "cdinspect-mcp",
                 "cdi-example-store",

@@ -8,6 +8,7 @@
 import Foundation
 import GRDB
 import ManagedStore
+import StoreCreation
 
 struct Arguments {
     var output: String?

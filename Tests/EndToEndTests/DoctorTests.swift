@@ -1,5 +1,6 @@
 import Foundation
 import ManagedStore
+import StoreCreation
 import XCTest
 
 /// `doctor` on stores with one defect each, made through cdinspect and the sqlite3 shell:

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ManagedStore
+import StoreCreation
 import XCTest
 
 /// fetch, count and explain through the built binary, on example stores the tests write.
@@ -115,6 +116,70 @@ final class FetchCommandTests: ExampleStoreTestCase {
         let batched = try run(["fetch", store, "Car", "--sort", "year", "--sort", "plate", "--format", "csv", "--batch-size", "7"])
         XCTAssertEqual(plain.stdout, batched.stdout)
         XCTAssertEqual(plain.stdout.split(separator: "\n").count, 51)
+    }
+
+    /// To-many relationships show when `--keys` names them: `cars.@count` as the number in
+    /// every format (a count subquery in dictionaries), `cars` as the object IDs; both count
+    /// a context's unsaved changes, as the app's `person.cars` does.
+    func testToManyRelationshipsShowAsCountsAndObjectIDsWhenAsked() throws {
+        // Some people without a car, so that the counts differ.
+        XCTAssertEqual(try run(["batch-delete", store, "Car", "--where", "year < 2000"]).status, 0)
+        // What the store holds, by the sqlite3 shell: each person's cars and tags.
+        let expected = try SQLiteShell.run(store, """
+            SELECT p.ZNAME || ',' || (SELECT count(*) FROM ZCAR c WHERE c.ZOWNER = p.Z_PK) || ','
+                || (SELECT count(*) FROM Z_3TAGS j WHERE j.Z_3PEOPLE = p.Z_PK) FROM ZPERSON p ORDER BY p.ZNAME LIMIT 6
+            """)
+        XCTAssertTrue(expected.contains(",0,") && expected.contains(",1,") && expected.contains(",2"), "counts that differ: \(expected)")
+        for result in ["objects", "dicts"] {
+            let csv = try run(["fetch", store, "Person", "--keys", "name,cars.@count,tags.@count", "--sort", "name", "--limit", "6",
+                               "--as", result, "--format", "csv"])
+            XCTAssertEqual(csv.status, 0, csv.stderr)
+            XCTAssertEqual(csv.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",").suffix(3).joined(separator: ",") },
+                           expected.split(separator: "\n").map(String.init), result)
+            XCTAssertTrue(csv.stdout.hasPrefix(result == "dicts" ? "name,cars.@count,tags.@count\n" : "objectID,name,cars.@count,tags.@count\n"))
+        }
+
+        // The IDs, in JSON, are the rows the join table and the owner key name.
+        let json = try run(["fetch", store, "Person", "--keys", "name,tags,cars", "--where", "tags.@count > 1", "--format", "json"])
+        XCTAssertEqual(json.status, 0, json.stderr)
+        let people = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        XCTAssertFalse(people.isEmpty)
+        for person in people {
+            let key = try XCTUnwrap((person["objectID"] as? String)?.split(separator: "/").last?.dropFirst())
+            let tags = try SQLiteShell.run(store, "SELECT Z_4TAGS FROM Z_3TAGS WHERE Z_3PEOPLE = \(key) ORDER BY Z_4TAGS")
+            XCTAssertEqual(person["tags"] as? [String], tags.split(separator: "\n").map { uri("Tag/p\($0)") }, "\(person)")
+            let cars = try SQLiteShell.run(store, "SELECT Z_PK, Z_ENT FROM ZCAR WHERE ZOWNER = \(key) ORDER BY Z_PK")
+            XCTAssertEqual((person["cars"] as? [String])?.count, cars.split(separator: "\n").count, "\(person)")
+        }
+
+        // A dictionary cannot hold a to-many relationship, in Core Data or here.
+        let refused = try run(["fetch", store, "Person", "--keys", "name,cars", "--as", "dicts"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertEqual(refused.stderr, "cdinspect: error: cannot fetch key cars: cars is a to-many relationship, which a dictionary result cannot hold; fetch cars.@count, or the objects\n")
+        XCTAssertEqual(try run(["fetch", store, "Person", "--keys", "name.@count"]).status, 1)
+        XCTAssertEqual(try run(["fetch", store, "Person", "--keys", "cars.year"]).status, 1)
+
+        // A car given to dave0 and not saved counts in the session's fetch, not in the store's.
+        let session = try run([store], stdin: """
+            insert Car name="Unsaved" plate="X-1" year=2020 owner=Person/p1
+            fetch Person --where 'name == "dave0"' --keys cars.@count --format csv
+            fetch Person --where 'name == "dave0"' --keys cars.@count --format csv --as dicts
+            """ + "\n")
+        XCTAssertEqual(session.status, 0, session.stderr)
+        let stored = try SQLiteShell.run(store, "SELECT count(*) FROM ZCAR WHERE ZOWNER = 1")
+        XCTAssertEqual(session.stdout.split(separator: "\n").filter { !$0.hasPrefix("objectID") && !$0.hasPrefix("cars") && !$0.contains("Car/") },
+                       ["\(uri("Person/p1")),\(Int(stored)! + 1)", stored].map { Substring($0) }, session.stdout)
+    }
+
+    /// Options may come before the `where` form, which takes the rest of the line.
+    func testOptionsBeforeTheWhereForm() throws {
+        let optioned = try run([store, "-c", "fetch Person --limit 2 --keys name,age --format csv where age > 70"])
+        let plain = try run(["fetch", store, "Person", "--limit", "2", "--keys", "name,age", "--format", "csv", "--where", "age > 70"])
+        XCTAssertEqual(optioned.status, 0, optioned.stderr)
+        XCTAssertEqual(optioned.stdout, plain.stdout)
+        XCTAssertEqual(optioned.stdout.split(separator: "\n").count, 3)
+        let bogus = try run([store, "-c", "fetch Person bogus where age > 70"])
+        XCTAssertEqual(bogus.status, 64, bogus.stderr)
     }
 
     func testWhereFormInSessionsAndErrors() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import ManagedStore
+import StoreCreation
 import XCTest
 
 /// Objects in a context through the built binary: registration and faults, pending changes

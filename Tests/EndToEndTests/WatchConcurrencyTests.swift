@@ -8,7 +8,6 @@ import XCTest
 /// so every checkpoint completes and the -wal ends empty; every change is still reported.
 final class WatchConcurrencyTests: XCTestCase {
     struct Run {
-        var seconds: Double
         var busyCheckpoints: Int
         var deleted: [Int64]
         var lastAge: Int
@@ -20,8 +19,7 @@ final class WatchConcurrencyTests: XCTestCase {
         configuration.busyMode = .timeout(10)
         let queue = try DatabaseQueue(path: store, configuration: configuration)
         let person = try queue.read { try Int64.fetchOne($0, sql: "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Person'") } ?? 0
-        var run = Run(seconds: 0, busyCheckpoints: 0, deleted: [], lastAge: 0)
-        let start = Date()
+        var run = Run(busyCheckpoints: 0, deleted: [], lastAge: 0)
         for i in 0..<3_000 {
             let key = first + Int64(i)
             try queue.write { db in
@@ -41,29 +39,15 @@ final class WatchConcurrencyTests: XCTestCase {
                 if (result?[0] as Int?) != 0 { run.busyCheckpoints += 1 }
             }
         }
-        run.seconds = Date().timeIntervalSince(start)
         try queue.close()
         return run
     }
 
-    /// Five pairs of runs, the writer alone and then watched, each on a fresh store: the
-    /// median of the pairs' ratios is compared, since one commit's fsync varies more than
-    /// watch costs, and a pair run back to back shares the disk's moment.
-    func testAWriterThatCheckpointsIsNeitherBlockedNorSlowedAndEveryChangeIsReported() throws {
+    /// What watch costs the writer in time is measured, not asserted here:
+    /// `Benchmarks/watch-overhead.sh` times the same writer alone and watched.
+    func testAWriterThatCheckpointsIsNeverBlockedAndEveryChangeIsReported() throws {
         let folder = try Fixtures.temporaryDirectory(self)
-        var ratios: [Double] = []
-        var runs: [String] = []
-        for round in 0..<5 {
-            let baseline = try freshStore(folder, "alone\(round)")
-            let run = try write(baseline, from: Int64(first))
-            XCTAssertEqual(run.busyCheckpoints, 0)
-            let watched = try watchedRun(try freshStore(folder, "watched\(round)"), folder, round)
-            ratios.append(watched / run.seconds)
-            runs.append(String(format: "%.2f/%.2f s", run.seconds, watched))
-        }
-        let median = ratios.sorted()[ratios.count / 2]
-        XCTAssertLessThanOrEqual(median, 1.10, "the writer alone/watched: \(runs.joined(separator: ", "))")
-        print("writer alone/watched: \(runs.joined(separator: ", ")); median ratio \(String(format: "%.2f", median))")
+        try watchedRun(try freshStore(folder, "watched"), folder)
     }
 
     let first = 1_000
@@ -75,9 +59,9 @@ final class WatchConcurrencyTests: XCTestCase {
     }
 
     /// One watched run: every checkpoint succeeds, the -wal ends empty, every change is
-    /// reported. Returns the writer's time.
-    func watchedRun(_ store: String, _ folder: URL, _ round: Int) throws -> Double {
-        let output = folder.appendingPathComponent("watch\(round).jsonl").path
+    /// reported.
+    func watchedRun(_ store: String, _ folder: URL) throws {
+        let output = folder.appendingPathComponent("watch.jsonl").path
         let watcher = try ChildProcess([CLI.binary.path, "watch", store, "Person", "--format", "json", "--timeout", "120"],
                                        environment: ProcessInfo.processInfo.environment, files: [1: output])
         Thread.sleep(forTimeInterval: 1)  // the first look: every row read once
@@ -122,7 +106,6 @@ final class WatchConcurrencyTests: XCTestCase {
         }
         XCTAssertTrue(deleted.isSubset(of: Set(watched.deleted)))
         XCTAssertEqual(ages.last, watched.lastAge)
-        return watched.seconds
     }
 }
 

@@ -8,7 +8,8 @@ public struct FetchCommand: SessionCommand {
         discussion: """
             'fetch ENTITY where P…' takes the rest of the line as the predicate. Objects print with \
             their object ID (x-coredata://UUID/Entity/pN) and their attributes and to-one \
-            relationships; rows stream out as they are read.
+            relationships; rows stream out as they are read. To-many relationships show when \
+            --keys names them: 'cars.@count' for the number, 'cars' for the object IDs.
             """)
 
     @Argument(help: "The entity to fetch (its sub-entities' objects are included).", completion: EntityCompletion.kind)

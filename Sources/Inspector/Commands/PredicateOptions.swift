@@ -56,7 +56,7 @@ public struct FetchShapeOptions: ParsableArguments {
     @Option(name: .long, parsing: .unconditional, help: "Skip the first N objects.", transform: ObjectCount.parse)
     public var offset: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Properties to return, comma-separated (attributes, to-one relationships, or to-one key paths such as owner.name).", valueName: "key,…"))
+    @Option(name: .long, help: ArgumentHelp("Properties to return, comma-separated: attributes, to-one relationships, to-one key paths such as owner.name, and to-many relationships as cars.@count (the number) or cars (the object IDs; not with --as dicts).", valueName: "key,…"))
     public var keys: String?
 
     @Option(name: .customLong("as"), help: ArgumentHelp("Result type: objects (default), ids, dicts or count.", valueName: "type"))

@@ -229,6 +229,15 @@ extension Context {
     public func value(of object: ManagedObject, keyPath: String) throws -> ObjectValue {
         var current = object
         let keys = keyPath.split(separator: ".").map(String.init)
+        // `cars.@count`: the context's own count, unsaved changes included, as
+        // `person.cars.count` answers in the app (firing the relationship's fault).
+        if keys.count > 1, keys.last == "@count" {
+            switch try value(of: object, keyPath: keys.dropLast().joined(separator: ".")) {
+            case .toMany(let ids): return .attribute(.integer(Int64(ids.count)))
+            case .toOne(nil), .attribute(.null): return .attribute(.null)
+            default: throw StoreError.unknownProperty(entity: object.entity.name, name: keyPath)
+            }
+        }
         var i = 0
         while i < keys.count - 1 {
             // A composite's leaf (`address.city`) is one attribute, not a step.

@@ -102,7 +102,7 @@ public struct FetchPlan: Sendable {
             let keys = request.propertiesToFetch ?? FetchPlan.defaultProperties(entity)
             for key in keys {
                 let selected: PredicateCompiler.Selected
-                do { selected = try compiler.selectable(key, in: root) } catch let e as PredicateFormatError {
+                do { selected = try compiler.selectable(key, in: root, toManyKeys: request.resultType == .objects) } catch let e as PredicateFormatError {
                     throw FetchError.badKey(key, e.message)
                 }
                 columns.append(selected.sql)

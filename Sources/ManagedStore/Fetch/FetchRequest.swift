@@ -35,7 +35,8 @@ public struct FetchRequest: Sendable {
     public var fetchLimit: Int?
     public var fetchOffset: Int?
     /// Properties (or to-one key paths) to return; all stored attributes and to-one
-    /// relationships when nil.
+    /// relationships when nil. `KEY.@count` after a to-many relationship returns its count;
+    /// objects (not dictionaries) may also name a to-many relationship, for its destinations.
     public var propertiesToFetch: [String]?
     public var resultType: ResultType
     /// Core Data's batched fetch: object IDs first, then the rows in batches of this size.

@@ -27,8 +27,9 @@ public enum StoreConnection {
             if !readonly { TriggerFunctions.register(db) }
             // Reading through a memory map saves a system call and a copy per page on large
             // scans. The whole file may be mapped (SQLite caps the size) because
-            // `WindowedMappingVFS` gives back the pages a scan has left behind. It changes
-            // nothing on disk, and writes still go through SQLite's usual path.
+            // `WindowedMappingVFS` gives back the pages a scan has left behind (on Linux; see
+            // its `givesPagesBack`). It changes nothing on disk, and writes still go through
+            // SQLite's usual path.
             // sqlite3_exec, not GRDB's `execute(sql:)`, whose first use (it splits the text
             // into statements and checks their arguments) costs more than the pragma.
             if let connection = db.sqliteConnection, sqlite3_exec(connection, "PRAGMA mmap_size = \(1 << 40)", nil, nil, nil) != SQLITE_OK {

@@ -22,6 +22,17 @@ public enum WindowedMappingVFS {
     /// The name SQLite knows the VFS by.
     public static let name = "cdinspect"
 
+    /// Whether main files are read through the map at all. Linux documents that
+    /// `MADV_DONTNEED` on a shared file mapping takes the pages out of the process at once
+    /// (touching them again reads the file); other systems treat it as a hint (macOS may
+    /// keep the pages resident). There the main file is read with `xRead`, as with
+    /// `mmap_size = 0`, so resident memory is bounded by SQLite's page cache by construction.
+    #if os(Linux)
+    static let givesPagesBack = true
+    #else
+    static let givesPagesBack = false
+    #endif
+
     /// Registers the VFS by name, once, before the first connection opens; SQLite's default
     /// stays the platform's own.
     public static func install() { _ = installed }
@@ -164,6 +175,11 @@ public enum WindowedMappingVFS {
             WindowedMappingVFS.methods(file!).xShmUnmap(WindowedMappingVFS.real(file!), delete)
         },
         xFetch: { file, offset, amount, pointer in
+            if !WindowedMappingVFS.givesPagesBack, WindowedMappingVFS.windows(file!) != nil {
+                // No page: SQLite reads this one with xRead instead, into its own bounded cache.
+                pointer?.pointee = nil
+                return SQLITE_OK
+            }
             let rc = WindowedMappingVFS.methods(file!).xFetch(WindowedMappingVFS.real(file!), offset, amount, pointer)
             if rc == SQLITE_OK, let page = pointer?.pointee, let windows = WindowedMappingVFS.windows(file!) {
                 windows.fetched(page, offset: offset, length: amount)

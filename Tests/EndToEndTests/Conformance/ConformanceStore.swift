@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ManagedStore
+import StoreCreation
 
 /// Builds a Core Data store for conformance data: a model inferred from the objects (and
 /// from the key paths a predicate uses that the data leaves open), then the objects loaded

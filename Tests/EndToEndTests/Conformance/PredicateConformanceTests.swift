@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ManagedStore
+import StoreCreation
 import XCTest
 
 /// Every case in ../shared/conformance, run through the built binary as a `count` against a

@@ -1,5 +1,6 @@
 import Foundation
 import ManagedStore
+import StoreCreation
 import XCTest
 
 /// The SQL the compiler writes for the example model (Car ⊃ SportsCar, Person, Tag; Person.tags

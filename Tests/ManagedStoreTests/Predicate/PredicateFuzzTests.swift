@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ManagedStore
+import StoreCreation
 import XCTest
 
 /// Random and mutated predicate strings, each parsed, compiled against the example model

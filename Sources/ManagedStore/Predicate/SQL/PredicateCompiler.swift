@@ -612,7 +612,12 @@ extension PredicateCompiler {
         let entityColumnSQL: String?
     }
 
-    func selectable(_ keyPath: String, in root: SQLScope) throws -> Selected {
+    /// `toManyKeys`: a key ending at a to-many relationship is accepted (as `NULL`, its
+    /// destinations being read through the object, as a fault fires), where a dictionary
+    /// fetch, like Core Data's `propertiesToFetch`, refuses it. `KEY.@count` after a to-many
+    /// relationship is always accepted: the count subquery an `NSExpressionDescription`
+    /// of `count:` selects.
+    func selectable(_ keyPath: String, in root: SQLScope, toManyKeys: Bool = false) throws -> Selected {
         let keys = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         var scope = root
         let ctx = Context(scope: root, variables: [:], outer: true)
@@ -629,7 +634,24 @@ extension PredicateCompiler {
                 return Selected(name: keyPath, sql: scope.column(column), attribute: attribute.attribute, destination: nil, entityColumnSQL: nil)
             }
             guard let relationship, !relationship.relationship.isToMany else {
-                if relationship != nil { throw error("\(keyPath): to-many key not allowed here", at: 0) }
+                if let relationship {
+                    if i == keys.count - 2, keys[i + 1] == "@count" {
+                        let counted = try self.keyPath(Self.keyPathNode(keyPath), Context(scope: root, variables: [:], outer: true))
+                        guard counted.fragment.arguments.isEmpty else { throw error("\(keyPath) cannot be selected", at: 0) }
+                        return Selected(name: keyPath, sql: counted.fragment.sql,
+                                        attribute: AttributeDescription(name: "@count", type: .integer64, isOptional: false),
+                                        destination: nil, entityColumnSQL: nil)
+                    }
+                    if last, toManyKeys {
+                        return Selected(name: keyPath, sql: "NULL", attribute: nil,
+                                        destination: relationship.relationship.destinationEntityName, entityColumnSQL: nil)
+                    }
+                    if last {
+                        throw error("\(key) is a to-many relationship, which a dictionary result cannot hold; "
+                                    + "fetch \(keyPath).@count, or the objects", at: 0)
+                    }
+                    throw error("\(keyPath): to-many key not allowed here", at: 0)
+                }
                 if attribute != nil { throw error("\(key) is an attribute of \(scope.entity.name); it has no key \(keys[i + 1])", at: 0) }
                 throw notFound(key, scope.entity, at: 0)
             }
@@ -648,8 +670,13 @@ extension PredicateCompiler {
 
     /// A sort key as an ORDER BY term.
     func orderTerm(_ keyPath: String, in root: SQLScope) throws -> SQLFragment {
+        try self.keyPath(Self.keyPathNode(keyPath), Context(scope: root, variables: [:], outer: true)).fragment
+    }
+
+    /// A dotted key path as the parser would have read it from a predicate.
+    static func keyPathNode(_ keyPath: String) -> PredicateOperand {
         var node = PredicateOperand(.evaluatedObject, at: 0)
         for key in keyPath.split(separator: ".", omittingEmptySubsequences: false) { node = PredicateOperand(.keyPath(node, String(key)), at: 0) }
-        return try self.keyPath(node, Context(scope: root, variables: [:], outer: true)).fragment
+        return node
     }
 }

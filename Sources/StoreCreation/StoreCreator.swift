@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ManagedStore
 
 /// Creates an empty store for a model in Core Data's format: one table per root entity with
 /// `Z_PK`, `Z_ENT`, `Z_OPT` and a column per stored property, key columns and their indexes,

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ManagedStore
 
 /// Bulk-loads objects into a store straight through SQL, for the example generator and for
 /// tests that build their stores: rows with `Z_ENT` and `Z_OPT = 1`, keys from a running
