@@ -100,20 +100,31 @@ final class WatchTests: XCTestCase {
     static let children = __rusage_who_t(RUSAGE_CHILDREN.rawValue)
     #endif
 
-    /// A watch whose output goes to a file, driven through a list of changes, each given a
-    /// moment to be seen on its own.
-    func watch(_ store: String, _ arguments: [String], changes: [() throws -> Void]) throws -> (status: Int32, events: [[String: Any]], stderr: String) {
+    /// A watch whose output goes to a file, driven through a list of changes, each with the
+    /// number of events it should print (-1: the watch should end): the next change waits
+    /// until they are there (or 30 seconds), so that no two changes fall between the same two
+    /// looks on a loaded machine.
+    func watch(_ store: String, _ arguments: [String], changes: [(events: Int, change: () throws -> Void)]) throws -> (status: Int32, events: [[String: Any]], stderr: String) {
         let folder = try Fixtures.temporaryDirectory(self)
         let (out, err) = (folder.appendingPathComponent("out").path, folder.appendingPathComponent("err").path)
         let child = try ChildProcess([CLI.binary.path, "watch", store, "--format", "json", "--timeout", "60"] + arguments,
                                      environment: ProcessInfo.processInfo.environment, files: [1: out, 2: err])
         Thread.sleep(forTimeInterval: 1)
-        for change in changes {
+        var expected = 0
+        var ending = child.poll()
+        for (events, change) in changes {
             try change()
-            Thread.sleep(forTimeInterval: 0.4)
+            expected += max(events, 0)
+            let deadline = Date().addingTimeInterval(events == 0 ? 0.4 : 30)
+            while Date() < deadline, ending == nil {
+                let printed = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").filter { $0 == "\n" }.count
+                if events > 0 && printed >= expected { break }
+                Thread.sleep(forTimeInterval: 0.02)
+                ending = child.poll()
+            }
         }
         let status: Int32
-        if let ended = child.poll() {
+        if let ended = ending ?? child.poll() {
             status = ended.status
         } else {
             kill(child.pid, SIGINT)
@@ -138,10 +149,10 @@ final class WatchTests: XCTestCase {
         let owner = try SQLiteShell.read(store, "SELECT ZOWNER FROM ZCAR WHERE Z_PK = 1")
         let other = owner == "2" ? "3" : "2"
         var r = try watch(store, ["Person"], changes: [
-            { _ = try SQLiteShell.run(store, "UPDATE ZPERSON SET ZNAME = 'plain' WHERE Z_PK = 5") },
-            { _ = try SQLiteShell.run(store, "BEGIN; UPDATE ZCAR SET ZOWNER = \(other), Z_OPT = Z_OPT + 1 WHERE Z_PK = 1; "
-                                      + "UPDATE ZPERSON SET Z_OPT = Z_OPT + 1 WHERE Z_PK IN (\(owner), \(other)); COMMIT;") },
-            { _ = try SQLiteShell.run(store, "DELETE FROM ZPERSON WHERE Z_PK = 7") },
+            (1, { _ = try SQLiteShell.run(store, "UPDATE ZPERSON SET ZNAME = 'plain' WHERE Z_PK = 5") }),
+            (2, { _ = try SQLiteShell.run(store, "BEGIN; UPDATE ZCAR SET ZOWNER = \(other), Z_OPT = Z_OPT + 1 WHERE Z_PK = 1; "
+                                      + "UPDATE ZPERSON SET Z_OPT = Z_OPT + 1 WHERE Z_PK IN (\(owner), \(other)); COMMIT;") }),
+            (1, { _ = try SQLiteShell.run(store, "DELETE FROM ZPERSON WHERE Z_PK = 7") }),
         ])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.events.map(short), ["update Person/p5 name", "update Person/p\(min(owner, other)) cars",
@@ -149,10 +160,10 @@ final class WatchTests: XCTestCase {
         XCTAssertEqual((r.events[0]["changes"] as? [String: [String: Any]])?["name"]?["new"] as? String, "plain")
 
         r = try watch(store, ["Person", "--where", "age > 200"], changes: [
-            { _ = try SQLiteShell.run(store, "UPDATE ZPERSON SET ZAGE = 250 WHERE Z_PK = 4") },
-            { _ = try SQLiteShell.run(store, "UPDATE ZPERSON SET ZAGE = 251 WHERE Z_PK = 4") },
-            { _ = try SQLiteShell.run(store, "UPDATE ZPERSON SET ZAGE = 20 WHERE Z_PK = 4") },
-            { _ = try SQLiteShell.run(store, "UPDATE ZPERSON SET ZAGE = 21 WHERE Z_PK = 4") },
+            (1, { _ = try SQLiteShell.run(store, "UPDATE ZPERSON SET ZAGE = 250 WHERE Z_PK = 4") }),
+            (1, { _ = try SQLiteShell.run(store, "UPDATE ZPERSON SET ZAGE = 251 WHERE Z_PK = 4") }),
+            (1, { _ = try SQLiteShell.run(store, "UPDATE ZPERSON SET ZAGE = 20 WHERE Z_PK = 4") }),
+            (0, { _ = try SQLiteShell.run(store, "UPDATE ZPERSON SET ZAGE = 21 WHERE Z_PK = 4") }),
         ])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.events.map(short), ["enters Person/p4", "update Person/p4 age", "leaves Person/p4"])
@@ -166,8 +177,8 @@ final class WatchTests: XCTestCase {
         let keys = try SQLiteShell.read(store, "SELECT Z_PK FROM ZCAR WHERE Z_ENT = \(sports) ORDER BY Z_PK LIMIT 2").split(separator: "\n")
         XCTAssertEqual(keys.count, 2)
         let r = try watch(store, ["Car"], changes: [
-            { _ = try SQLiteShell.run(store, "UPDATE ZCAR SET ZYEAR = 1901 WHERE Z_PK = \(keys[0])") },
-            { _ = try SQLiteShell.run(store, "DELETE FROM ZCAR WHERE Z_PK = \(keys[1])") },
+            (1, { _ = try SQLiteShell.run(store, "UPDATE ZCAR SET ZYEAR = 1901 WHERE Z_PK = \(keys[0])") }),
+            (1, { _ = try SQLiteShell.run(store, "DELETE FROM ZCAR WHERE Z_PK = \(keys[1])") }),
         ])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.events.map(short), ["update SportsCar/p\(keys[0]) year", "delete SportsCar/p\(keys[1])"])
@@ -180,9 +191,9 @@ final class WatchTests: XCTestCase {
             let store = try Fixtures.exampleStore(in: folder).path
             let copy = folder.appendingPathComponent("copy.sqlite").path
             try FileManager.default.copyItem(atPath: store, toPath: copy)
-            let r = try watch(store, [], changes: [{
+            let r = try watch(store, [], changes: [(-1, {
                 if replace { _ = rename(copy, store) } else { try FileManager.default.removeItem(atPath: store) }
-            }])
+            })])
             XCTAssertEqual(r.status, 1, "replace \(replace)")
             XCTAssertTrue(r.stderr.hasPrefix("cdinspect: error: ") && r.stderr.contains("was deleted or replaced while it was watched"), r.stderr)
             XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
