@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every measured path in one run: `cdinspect fetch` in each format against the sqlite3
-# shell printing the same rows in its nearest mode, the session fetch (`-c`) against the
-# one-shot fetch, `count`, start-up (a count on the 50-person example store), and a batch
-# update. Runs alternate between the two sides of each pair; each line prints both medians,
+# shell printing the same rows in its nearest mode, with a predicate on wide rows (every
+# attribute) and narrow ones (three keys), the session fetch (`-c`) against the one-shot
+# fetch, `count` with and without a predicate, `entities`, start-up (a count on the
+# 50-person example store), and a batch update. Runs alternate between the two sides of each pair; each line prints both medians,
 # the ratio and both peak memories.
 #
 #   Benchmarks/all.sh [PEOPLE]        (default 1000000; RUNS=5 by default)
@@ -18,14 +19,30 @@ fetch_sql=$("$bin/cdinspect" explain "$store" Person | head -1)
 small="$out/people-50.sqlite"
 [ -f "$small" ] || "$bin/cdi-example-store" "$small" --people 50 --model Examples/People.xcdatamodeld >&2
 
+# With a predicate (`age > 30`: 70% of the rows), on two shapes: wide rows (every attribute,
+# the objects' own SQL) and narrow ones (three keys, against the shell printing the key and
+# the three raw columns).
+wide_sql=$("$bin/cdinspect" explain "$store" Person --where 'age > 30' | head -1 | sed 's/?/30/')
+narrow_sql="SELECT t0.Z_PK, t0.ZNAME, t0.ZAGE, t0.ZBIRTHDAY FROM ZPERSON t0 WHERE t0.ZAGE > 30"
+narrow="--keys name,age,birthday --where 'age > 30'"
+# What entities counts, as the shell would count it: each table, grouped by Z_ENT where
+# entities share it.
+entities_sql="SELECT COUNT(*) FROM ZPERSON; SELECT Z_ENT, COUNT(*) FROM ZCAR GROUP BY Z_ENT; SELECT COUNT(*) FROM ZTAG"
+
 printf '%-22s %12s %12s %8s   %10s %10s\n' "work" "cdinspect" "other" "ratio" "peak ours" "peak other"
 python3 Benchmarks/compare.py "$runs" \
     "fetch csv" "$bin/cdinspect fetch $store Person --format csv" "sqlite3 -csv -header $uri '$fetch_sql'" \
     "fetch json" "$bin/cdinspect fetch $store Person --format json" "sqlite3 -json $uri '$fetch_sql'" \
     "fetch line" "$bin/cdinspect fetch $store Person --format line" "sqlite3 -line $uri '$fetch_sql'" \
     "fetch table" "$bin/cdinspect fetch $store Person --format table" "sqlite3 -column -header $uri '$fetch_sql'" \
+    "wide where csv" "$bin/cdinspect fetch $store Person --where 'age > 30' --format csv" "sqlite3 -csv -header $uri '$wide_sql'" \
+    "wide where json" "$bin/cdinspect fetch $store Person --where 'age > 30' --format json" "sqlite3 -json $uri '$wide_sql'" \
+    "narrow where csv" "$bin/cdinspect fetch $store Person $narrow --format csv" "sqlite3 -csv -header $uri '$narrow_sql'" \
+    "narrow where json" "$bin/cdinspect fetch $store Person $narrow --format json" "sqlite3 -json $uri '$narrow_sql'" \
     "session vs one-shot" "$bin/cdinspect $store -c 'fetch Person --format csv'" "$bin/cdinspect fetch $store Person --format csv" \
-    "count" "$bin/cdinspect count $store Person" "sqlite3 $uri 'SELECT COUNT(*) FROM ZPERSON'"
+    "count" "$bin/cdinspect count $store Person" "sqlite3 $uri 'SELECT COUNT(*) FROM ZPERSON'" \
+    "count where" "$bin/cdinspect count $store Person --where 'age > 30'" "sqlite3 $uri 'SELECT COUNT(*) FROM ZPERSON WHERE ZAGE > 30'" \
+    "entities" "$bin/cdinspect entities $store" "sqlite3 $uri '$entities_sql'"
 # A start takes milliseconds, and a few runs of it measure the machine's moment more than the
 # tool: forty times as many.
 python3 Benchmarks/compare.py "$((runs * 40))" \

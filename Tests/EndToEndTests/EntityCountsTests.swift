@@ -1,0 +1,42 @@
+import Foundation
+import XCTest
+
+/// `entities` counts a hierarchy's rows from ranges of its `Z_ENT` index and leaves one
+/// entity's range unwalked: the counts must be the ones a full `GROUP BY` gives, whichever
+/// entity is left out, with rows no entity owns in the table, and without the index.
+final class EntityCountsTests: ExampleStoreTestCase {
+    func counts() throws -> [String: Int] {
+        let entities = try XCTUnwrap(CLI.json(["entities", store, "--format", "json"]) as? [[String: Any]])
+        return Dictionary(uniqueKeysWithValues: entities.compactMap { e in
+            (e["name"] as? String).map { ($0, e["count"] as? Int ?? -1) }
+        })
+    }
+
+    func truth() throws -> [String: Int] {
+        let cars = try SQLiteShell.run(store, "SELECT count(*) FROM ZCAR WHERE Z_ENT IN (1, 2)")
+        let sports = try SQLiteShell.run(store, "SELECT count(*) FROM ZCAR WHERE Z_ENT = 2")
+        return ["Car": Int(cars) ?? -1, "SportsCar": Int(sports) ?? -1]
+    }
+
+    func testHierarchyCountsMatchAFullGroupingWhicheverEntityIsMostNumerous() throws {
+        XCTAssertEqual(try SQLiteShell.run(store, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'SportsCar'"), "2")
+        // Rows no entity owns: NULL, an unknown entity, a fraction between two, text.
+        try SQLiteShell.run(store, """
+            INSERT INTO ZCAR(Z_PK, Z_ENT, Z_OPT) VALUES (1001, NULL, 1), (1002, 7, 1), (1003, 0, 1),
+                (1004, 1.5, 1), (1005, 'x', 1), (1006, X'01', 1)
+            """)
+        let before = try truth()
+        XCTAssertEqual(try counts().filter { before.keys.contains($0.key) }, before)
+
+        // SportsCar made the most numerous, so the sample leaves out the other range.
+        try SQLiteShell.run(store, "UPDATE ZCAR SET Z_ENT = 2 WHERE Z_ENT = 1 AND Z_PK % 5 != 0")
+        let after = try truth()
+        XCTAssertGreaterThan(after["SportsCar"] ?? 0, (after["Car"] ?? 0) / 2)
+        XCTAssertEqual(try counts().filter { after.keys.contains($0.key) }, after)
+
+        // Without the index the counts come from one grouping, and are the same.
+        try SQLiteShell.run(store, "DROP INDEX ZCAR_Z_ENT_INDEX")
+        XCTAssertEqual(try counts().filter { after.keys.contains($0.key) }, after)
+        XCTAssertEqual(try counts()["Person"], 50)
+    }
+}
