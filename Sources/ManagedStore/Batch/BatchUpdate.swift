@@ -75,8 +75,8 @@ enum BatchUpdateValue {
     }
 
     /// A constant is checked and encoded as `update` does; anything else is compiled as an
-    /// expression over the row. Bare words set on a string attribute are text, because the
-    /// session's word splitting has removed the quotes of `name="DaveUpdate"`.
+    /// expression over the row. For a string attribute, a bare word that names no key is the
+    /// text itself, as `ValueParsing` takes it.
     static func fragment(_ text: String, for a: AttributeDescription, entity: EntityMapping,
                          mapping: StoreMapping, check: StoredValueCheck) throws -> SQLFragment {
         func constant() throws -> SQLFragment {

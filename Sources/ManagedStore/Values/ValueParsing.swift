@@ -2,8 +2,9 @@ import Foundation
 
 /// Turns the text of `K=V` (a predicate-language literal) into a property value, checked
 /// against the model: the attribute's type, its integer range, and for relationships the
-/// destination entity. Unquoted text is accepted for string attributes, because a POSIX
-/// word split has already removed the quotes of `name="dave"`.
+/// destination entity. For a string attribute, text that is no literal is the string itself
+/// (`name=dave` sets "dave"): callers often hand over values whose quotes were already taken
+/// off.
 public enum ValueParsing {
     public static func value(_ text: String, for key: String, in entity: EntityMapping,
                              coordinator: Coordinator) throws -> (name: String, value: ObjectValue) {
