@@ -1,9 +1,9 @@
 import Foundation
 import XCTest
 
-/// `entities` counts a hierarchy's rows from ranges of its `Z_ENT` index and leaves one
-/// entity's range unwalked: the counts must be the ones a full `GROUP BY` gives, whichever
-/// entity is left out, with rows no entity owns in the table, and without the index.
+/// `entities` counts a hierarchy's rows as a fetch of each entity would: rows whose `Z_ENT`
+/// names no entity (NULL, unknown, a fraction, text, a blob) count for none, with the
+/// table's `Z_ENT` index and without it.
 final class EntityCountsTests: ExampleStoreTestCase {
     func counts() throws -> [String: Int] {
         let entities = try XCTUnwrap(CLI.json(["entities", store, "--format", "json"]) as? [[String: Any]])
@@ -18,7 +18,7 @@ final class EntityCountsTests: ExampleStoreTestCase {
         return ["Car": Int(cars) ?? -1, "SportsCar": Int(sports) ?? -1]
     }
 
-    func testHierarchyCountsMatchAFullGroupingWhicheverEntityIsMostNumerous() throws {
+    func testHierarchyCountsAreWhatAFetchOfEachEntityCounts() throws {
         XCTAssertEqual(try SQLiteShell.run(store, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'SportsCar'"), "2")
         // Rows no entity owns: NULL, an unknown entity, a fraction between two, text.
         try SQLiteShell.run(store, """
@@ -28,13 +28,13 @@ final class EntityCountsTests: ExampleStoreTestCase {
         let before = try truth()
         XCTAssertEqual(try counts().filter { before.keys.contains($0.key) }, before)
 
-        // SportsCar made the most numerous, so the sample leaves out the other range.
+        // SportsCar made the most numerous.
         try SQLiteShell.run(store, "UPDATE ZCAR SET Z_ENT = 2 WHERE Z_ENT = 1 AND Z_PK % 5 != 0")
         let after = try truth()
         XCTAssertGreaterThan(after["SportsCar"] ?? 0, (after["Car"] ?? 0) / 2)
         XCTAssertEqual(try counts().filter { after.keys.contains($0.key) }, after)
 
-        // Without the index the counts come from one grouping, and are the same.
+        // Without the index, the same counts.
         try SQLiteShell.run(store, "DROP INDEX ZCAR_Z_ENT_INDEX")
         XCTAssertEqual(try counts().filter { after.keys.contains($0.key) }, after)
         XCTAssertEqual(try counts()["Person"], 50)
