@@ -45,7 +45,7 @@ extension Context {
             // is retained and released again on every row.
             var emitted = 0
             _ = try readStore { db in
-                try plan.forEach(db) { row in
+                try plan.forEach(db, decoding: cursor.needed) { row in
                     guard let id = row.objectID else { return }
                     try body(cursor.fetched(id, row))
                     emitted += 1
@@ -71,7 +71,7 @@ extension Context {
             try body(object)
         }
         _ = try readStore { db in
-            try plan.forEach(db) { row in
+            try plan.forEach(db, decoding: cursor.needed) { row in
                 guard let id = row.objectID else { return }
                 let fetched = try cursor.fetched(id, row)
                 if next < matches.count {

@@ -40,7 +40,7 @@ public struct FetchedObject {
     /// The registered object, made now (a fault holding the fetched row) if it was not.
     public func object() throws -> ManagedObject {
         if let registered { return registered }
-        return try cursor.context.registerFetched(objectID, row, plan: cursor.plan, options: cursor.options)
+        return try cursor.context.registerFetched(objectID, try row.complete(), plan: cursor.plan, options: cursor.options)
     }
 }
 
@@ -52,6 +52,9 @@ final class FetchCursor {
     let keys: [String]
     /// Where each key sits among the plan's properties; -1 for a key the row lacks.
     let slots: [Int]
+    /// The properties a row must decode for the keys (the rest wait for `complete()`); nil
+    /// when every row is registered, which needs them all.
+    let needed: [Bool]?
     /// Read once: the context is reached through an unowned reference, which costs a
     /// reference count round trip on each use.
     let registersEveryRow: Bool
@@ -69,6 +72,10 @@ final class FetchCursor {
         for (i, property) in plan.properties.enumerated() { positions[property.name] = i }
         slots = keys.map { positions[$0] ?? -1 }
         registersEveryRow = context.retainsRegisteredObjects
+        // A key path (`owner.name`) or a to-many key is read through the object, which
+        // completes the row: its first key is decoded all the same, as it is often all it needs.
+        let firsts = Set(keys.map { $0.split(separator: ".", maxSplits: 1).first.map(String.init) ?? $0 })
+        needed = registersEveryRow ? nil : plan.properties.map { keys.contains($0.name) || firsts.contains($0.name) }
         var registered: [Int64: ManagedObject] = [:]
         for object in context.liveObjects().values where !object.objectID.isTemporary {
             if object.entity.table == plan.entity.table { registered[object.objectID.primaryKey] = object }
@@ -79,7 +86,7 @@ final class FetchCursor {
     /// The row as the fetch hands it over: the registered object updated from it, or the row.
     func fetched(_ id: ObjectID, _ row: FetchedRow) throws -> FetchedObject {
         if let object = registered?[id.primaryKey] {
-            try context.takeFetched(row, into: object, plan: plan, options: options)
+            try context.takeFetched(try row.complete(), into: object, plan: plan, options: options)
             return FetchedObject(id, registered: object, row: row, self)
         }
         let fetched = FetchedObject(id, registered: nil, row: row, self)
