@@ -77,10 +77,6 @@ struct CDInspect: ParsableCommand {
                 status = ExitStatus.usage
             }
         }
-        // Everything a command writes is out once stdio's buffers are: the store's connections
-        // are closed (see Teardown) and nothing registers exit handlers. `_exit` skips the
-        // C++ and runtime destructors `exit` would run only to free what the kernel frees.
-        fflush(nil)
-        _exit(status)
+        Foundation.exit(status)
     }
 }

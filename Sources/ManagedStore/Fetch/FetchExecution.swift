@@ -142,27 +142,28 @@ extension FetchPlan {
             objectID = makeObjectID(entityID: row.int64(entityIndex), fallback: entity.name, primaryKey: row.int64(primaryKeyIndex))
         }
         values.removeAll(keepingCapacity: true)
-        for (i, decoder) in decoders.enumerated() {
-            if let needed, i < needed.count, !needed[i] {
-                values.append(.toOne(nil))
-                continue
+        // Two loops rather than a test per value: every row of a full fetch takes the first.
+        if let needed {
+            for (i, decoder) in decoders.enumerated() {
+                values.append(i < needed.count && !needed[i] ? .toOne(nil) : decode(row, decoder))
             }
-            // A UUID column is read from SQLite's bytes in place: no array per row.
-            if decoder.type == .uuid, let uuid = row.uuid(decoder.index) {
-                values.append(.attribute(.uuid(uuid)))
-                continue
-            }
-            let stored = row.stored(decoder.index)
-            if let type = decoder.type {
-                values.append(.attribute(AttributeValueDecoder.decode(stored, type: type, external: decoder.external, store: storeFile)))
-            } else if case .integer(let key) = stored {
-                let entityID: Int64? = decoder.entityIndex.flatMap { row.isNull($0) ? nil : row.int64($0) }
-                values.append(.toOne(makeObjectID(entityID: entityID, fallback: decoder.destination, primaryKey: key)))
-            } else {
-                values.append(.toOne(nil))
-            }
+        } else {
+            for decoder in decoders { values.append(decode(row, decoder)) }
         }
         return FetchedRow(objectID: objectID, values: values, version: versionIndex.map { row.int64($0) })
+    }
+
+    @inline(__always)
+    private func decode(_ row: ColumnReader, _ decoder: Decoder) -> ObjectValue {
+        // A UUID column is read from SQLite's bytes in place: no array per row.
+        if decoder.type == .uuid, let uuid = row.uuid(decoder.index) { return .attribute(.uuid(uuid)) }
+        let stored = row.stored(decoder.index)
+        if let type = decoder.type {
+            return .attribute(AttributeValueDecoder.decode(stored, type: type, external: decoder.external, store: storeFile))
+        }
+        guard case .integer(let key) = stored else { return .toOne(nil) }
+        let entityID: Int64? = decoder.entityIndex.flatMap { row.isNull($0) ? nil : row.int64($0) }
+        return .toOne(makeObjectID(entityID: entityID, fallback: decoder.destination, primaryKey: key))
     }
 
     func makeObjectID(entityID: Int64?, fallback: String, primaryKey: Int64) -> ObjectID {
