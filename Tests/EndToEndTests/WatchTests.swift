@@ -4,52 +4,17 @@ import XCTest
 /// `watch` as a script follows a store: a watcher process prints JSON lines while this test
 /// commits through cdinspect and through the sqlite3 shell.
 final class WatchTests: XCTestCase {
-    /// A running `cdinspect watch`, its output lines stamped with the time they arrived.
-    final class Watcher: @unchecked Sendable {
-        private var child: RunningChild!
-        private let lock = NSLock()
-        private var lines: [(Date, String)] = []
-        private var pending = Data()
-
-        init(_ arguments: [String]) throws {
-            child = try RunningChild([CLI.binary.path] + arguments) { [self] chunk in
-                let now = Date()
-                lock.withLock {
-                    pending.append(chunk)
-                    while let newline = pending.firstIndex(of: 10) {
-                        lines.append((now, String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)))
-                        pending.removeSubrange(pending.startIndex...newline)
-                    }
-                }
-            }
-        }
-
-        /// Waits (at most `timeout` seconds) until the watcher has printed `count` lines.
-        func waitForLines(_ count: Int, timeout: Double = 30) {
-            let deadline = Date().addingTimeInterval(timeout)
-            while lock.withLock({ lines.count }) < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        }
-
-        /// Waits for the watcher to end; its exit status and lines.
-        func finish() -> (status: Int32, lines: [(Date, String)]) {
-            let status = child.wait()
-            return (status, lock.withLock { lines })
-        }
-    }
-
     func testEveryCommitAppearsInOrderAsItIsMade() throws {
         let folder = try Fixtures.temporaryDirectory(self)
         let store = try Fixtures.exampleStore(in: folder, history: true).path
-        let watcher = try Watcher(["watch", store, "Person", "--format", "json", "--limit", "5", "--timeout", "60"])
+        let watcher = try RunningChild([CLI.binary.path, "watch", store, "Person", "--format", "json", "--limit", "5", "--timeout", "60"])
         Thread.sleep(forTimeInterval: 1.5)  // its first snapshot
 
-        // Each commit waits for the event of the one before it, so that no two commits fall
-        // between the same two looks, however loaded the machine is.
-        var commits = 0
+        // Each commit waits for its event (one line) before the next is made, so that no two
+        // commits fall between the same two looks, however loaded the machine is.
         func commit(_ body: () throws -> Void) rethrows {
             try body()
-            commits += 1
-            watcher.waitForLines(commits)
+            watcher.output.expect("\n", timeout: 30)
         }
         try commit { XCTAssertEqual(try CLI.run([store, "-c", "insert Person name=zed id=E621E1F8-C36C-495A-93FC-0C247A3E6E5F age=7", "-c", "save"]).status, 0) }
         try commit { try SQLiteShell.run(store, "UPDATE ZPERSON SET ZAGE = 99, Z_OPT = Z_OPT + 1 WHERE Z_PK = 3") }
@@ -57,11 +22,11 @@ final class WatchTests: XCTestCase {
         try commit { try SQLiteShell.run(store, "DELETE FROM ZPERSON WHERE Z_PK = 3") }
         try commit { XCTAssertEqual(try CLI.run([store, "-c", "context set author tester", "-c", "delete Person/p51", "-c", "save"]).status, 0) }
 
-        let (status, lines) = watcher.finish()
-        XCTAssertEqual(status, 0)
-        XCTAssertEqual(lines.count, 5, lines.map(\.1).joined(separator: "\n"))
+        XCTAssertEqual(watcher.wait(), 0)
+        let lines = watcher.output.text.split(separator: "\n")
+        XCTAssertEqual(lines.count, 5, watcher.output.text)
         guard lines.count == 5 else { return }
-        let events = try lines.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.1.utf8)) as? [String: Any]) }
+        let events = try lines.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         XCTAssertEqual(events.map { "\($0["type"]!) \(($0["objectID"] as? String ?? "").split(separator: "/").suffix(2).joined(separator: "/"))" },
                        ["insert Person/p51", "update Person/p3", "update Person/p51", "delete Person/p3", "delete Person/p51"])
         XCTAssertEqual(events.map { $0["author"] as? String ?? "-" }, ["cdinspect", "-", "cdinspect", "-", "tester"])
@@ -100,39 +65,27 @@ final class WatchTests: XCTestCase {
     static let children = __rusage_who_t(RUSAGE_CHILDREN.rawValue)
     #endif
 
-    /// A watch whose output goes to a file, driven through a list of changes, each with the
-    /// number of events it should print (-1: the watch should end): the next change waits
-    /// until they are there (or 30 seconds), so that no two changes fall between the same two
-    /// looks on a loaded machine.
+    /// A running watch, driven through a list of changes, each with the
+    /// number of events it should print, one line each (-1: the watch should end): the next
+    /// change waits until they are there (30 seconds at most, then the test fails), so that no
+    /// two changes fall between the same two looks on a loaded machine.
     func watch(_ store: String, _ arguments: [String], changes: [(events: Int, change: () throws -> Void)]) throws -> (status: Int32, events: [[String: Any]], stderr: String) {
-        let folder = try Fixtures.temporaryDirectory(self)
-        let (out, err) = (folder.appendingPathComponent("out").path, folder.appendingPathComponent("err").path)
-        let child = try ChildProcess([CLI.binary.path, "watch", store, "--format", "json", "--timeout", "60"] + arguments,
-                                     environment: ProcessInfo.processInfo.environment, files: [1: out, 2: err])
+        let child = try RunningChild([CLI.binary.path, "watch", store, "--format", "json", "--timeout", "60"] + arguments)
         Thread.sleep(forTimeInterval: 1)
-        var expected = 0
-        var ending = child.poll()
         for (events, change) in changes {
             try change()
-            expected += max(events, 0)
-            let deadline = Date().addingTimeInterval(events == 0 ? 0.4 : 30)
-            while Date() < deadline, ending == nil {
-                let printed = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").filter { $0 == "\n" }.count
-                if events > 0 && printed >= expected { break }
-                Thread.sleep(forTimeInterval: 0.02)
-                ending = child.poll()
-            }
+            for _ in 0..<max(events, 0) { child.output.expect("\n", timeout: 30) }
+            if events == 0 { Thread.sleep(forTimeInterval: 0.4) }
         }
         let status: Int32
-        if let ended = ending ?? child.poll() {
-            status = ended.status
+        if let ended = child.exitStatus(timeout: changes.last?.events == -1 ? 30 : 0) {
+            status = ended
         } else {
-            kill(child.pid, SIGINT)
-            status = child.wait().status
+            child.kill(SIGINT)
+            status = child.wait()
         }
-        let lines = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-        let events = try lines.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
-        return (status, events, (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+        let events = try child.output.text.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        return (status, events, child.errors.text)
     }
 
     func short(_ event: [String: Any]) -> String {
