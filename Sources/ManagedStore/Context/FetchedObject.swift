@@ -74,8 +74,8 @@ final class FetchCursor {
         registersEveryRow = context.retainsRegisteredObjects
         // A key path (`owner.name`) or a to-many key is read through the object, which
         // completes the row: its first key is decoded all the same, as it is often all it needs.
-        let firsts = Set(keys.map { $0.split(separator: ".", maxSplits: 1).first.map(String.init) ?? $0 })
-        needed = registersEveryRow ? nil : plan.properties.map { keys.contains($0.name) || firsts.contains($0.name) }
+        let read = Set(keys + keys.compactMap { $0.split(separator: ".", maxSplits: 1).first.map(String.init) })
+        needed = registersEveryRow ? nil : plan.properties.map { read.contains($0.name) }
         var registered: [Int64: ManagedObject] = [:]
         for object in context.liveObjects().values where !object.objectID.isTemporary {
             if object.entity.table == plan.entity.table { registered[object.objectID.primaryKey] = object }

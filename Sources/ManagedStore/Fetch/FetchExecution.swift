@@ -26,17 +26,17 @@ public struct FetchedRow {
     /// body it was handed to: a statement cannot go back.
     func complete() throws -> FetchedRow {
         guard let unread else { return self }
-        guard unread.sequence == sequence else { throw FetchError.badOption("a fetched row was read after the fetch moved on") }
-        return unread.plan.decode(unread.columns, into: &unread.buffer, needed: nil)
+        guard unread.sequence == sequence else { throw FetchError.rowNoLongerCurrent }
+        var values: [ObjectValue] = []
+        return unread.plan.decode(unread.columns, into: &values, needed: nil)
     }
 }
 
 /// The statement of a fetch that decodes only some columns, so that a row can still be
-/// completed while it is current.
+/// completed while it is current: `sequence` counts the rows stepped to.
 private final class UnreadColumns {
     let plan: FetchPlan
     let columns: ColumnReader
-    var buffer: [ObjectValue] = []
     var sequence = 0
 
     init(plan: FetchPlan, columns: ColumnReader) {

@@ -168,9 +168,12 @@ public enum FetchError: Error, CustomStringConvertible, Equatable {
     case badSortKey(String, String)
     case badKey(String, String)
     case badOption(String)
+    /// A row read after its fetch stepped past it: only the current row can be completed.
+    case rowNoLongerCurrent
 
     public var description: String {
         switch self {
+        case .rowNoLongerCurrent: return "a fetched row was read after the fetch had moved past it"
         case .badSortKey(let key, let why): return "cannot sort by \(key): \(why)"
         case .badKey(let key, let why): return "cannot fetch key \(key): \(why)"
         case .badOption(let why): return why

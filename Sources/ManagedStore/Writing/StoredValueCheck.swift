@@ -90,13 +90,12 @@ final class StoredValueCheck: @unchecked Sendable {
         let entity: String
         let expression: String
         let rule: StoredValueRule
+        /// The integers that fit with nothing more to check: the call SQLite makes on every
+        /// row of a numeric batch update takes only this range test, without building a value.
+        let integersThatFit: ClosedRange<Int64>?
     }
 
     private var slots: [Slot] = []
-    /// Per slot, the integers that fit it with nothing more to check: the call SQLite makes
-    /// on every row of a numeric batch update takes only this range check, without building
-    /// a value or reading the slot's rule.
-    private var integersThatFit: [ClosedRange<Int64>?] = []
     private let entityName: (Int) -> String?
     /// The first value that did not fit; set by SQLite's call of the function, read after
     /// the statement stopped.
@@ -107,8 +106,8 @@ final class StoredValueCheck: @unchecked Sendable {
     /// The fragment that checks `value` for `attribute` on each row of `entity`'s table (as `t0`).
     func wrap(_ value: SQLFragment, expression: String, attribute: AttributeDescription,
               entity: EntityMapping) -> SQLFragment {
-        slots.append(Slot(entity: entity.name, expression: expression, rule: StoredValueRule(attribute: attribute)))
-        integersThatFit.append(StoredValueRule(attribute: attribute).integersThatFit)
+        let rule = StoredValueRule(attribute: attribute)
+        slots.append(Slot(entity: entity.name, expression: expression, rule: rule, integersThatFit: rule.integersThatFit))
         let entityColumn = entity.entityColumn.map { "t0." + SQL.identifier($0) } ?? String(entity.entityID ?? 0)
         return SQLFragment("cdi_check(") + value + SQLFragment(", \(slots.count - 1), t0.Z_PK, \(entityColumn))")
     }
@@ -127,11 +126,11 @@ final class StoredValueCheck: @unchecked Sendable {
         guard let pointer = sqlite3_user_data(context), let argv else { return sqlite3_result_null(context) }
         let check = Unmanaged<StoredValueCheck>.fromOpaque(pointer).takeUnretainedValue()
         let slotIndex = Int(sqlite3_value_int64(argv[1]))
-        if sqlite3_value_type(argv[0]) == SQLITE_INTEGER, check.integersThatFit.indices.contains(slotIndex),
-           let fit = check.integersThatFit[slotIndex], fit.contains(sqlite3_value_int64(argv[0])) {
+        guard check.slots.indices.contains(slotIndex) else { return sqlite3_result_error(context, "cdi_check: no such value", -1) }
+        if sqlite3_value_type(argv[0]) == SQLITE_INTEGER, let fit = check.slots[slotIndex].integersThatFit,
+           fit.contains(sqlite3_value_int64(argv[0])) {
             return sqlite3_result_value(context, argv[0])
         }
-        guard check.slots.indices.contains(slotIndex) else { return sqlite3_result_error(context, "cdi_check: no such value", -1) }
         let slot = check.slots[slotIndex]
         let value = StoredValue(sqliteValue: argv[0])
         guard let why = slot.rule.violation(value) else { return sqlite3_result_value(context, argv[0]) }
