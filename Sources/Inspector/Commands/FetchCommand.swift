@@ -60,10 +60,15 @@ public struct FetchCommand: SessionCommand {
             _ = try session.contexts.collectResult(in: c) { hold in
                 try c.fetch(request, keys: keys, options: options) { fetched in
                     if keepsResult { try hold(fetched.object) }
-                    values.removeAll(keepingCapacity: true)
-                    values.append(shown.uris.value(fetched.objectID))
-                    for i in keys.indices { values.append(shown.value(try fetched.value(i))) }
-                    writer.row(values)
+                    writer.beginRow()
+                    writer.add(shown.uris.value(fetched.objectID))
+                    // Each value as the row holds it: a plain attribute straight from SQLite.
+                    for i in keys.indices {
+                        try fetched.withValue(i) { value in
+                            if case .decoded(let v) = value { writer.add(shown.value(v)) } else { writer.add(value) }
+                        }
+                    }
+                    writer.endRow()
                 }
             }
         }

@@ -123,45 +123,51 @@ public final class OutputSink {
     /// scanned once and copied in runs, escaping only `"`, `\`, control characters and DEL.
     func jsonEscaped(_ text: String) {
         var text = text
-        text.withUTF8 { utf8 in
-            var start = 0
-            for i in 0..<utf8.count {
-                let b = utf8[i]
-                guard b < 0x20 || b == 34 || b == 92 || b == 0x7F else { continue }
-                bytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[start..<i])))
-                byte(92)
-                switch b {
-                case 34: byte(34)
-                case 92: byte(92)
-                case 10: byte(110)
-                case 13: byte(114)
-                case 9: byte(116)
-                default:
-                    let hex: StaticString = "0123456789abcdef"
-                    for digit: UInt8 in [117, 48, 48, hex.utf8Start[Int(b >> 4)], hex.utf8Start[Int(b & 0xF)]] { byte(digit) }
-                }
-                start = i + 1
+        text.withUTF8 { jsonEscaped(utf8: $0) }
+    }
+
+    /// As `jsonEscaped(_:)`, for bytes known to be UTF-8.
+    func jsonEscaped(utf8: UnsafeBufferPointer<UInt8>) {
+        var start = 0
+        for i in 0..<utf8.count {
+            let b = utf8[i]
+            guard b < 0x20 || b == 34 || b == 92 || b == 0x7F else { continue }
+            bytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[start..<i])))
+            byte(92)
+            switch b {
+            case 34: byte(34)
+            case 92: byte(92)
+            case 10: byte(110)
+            case 13: byte(114)
+            case 9: byte(116)
+            default:
+                let hex: StaticString = "0123456789abcdef"
+                for digit: UInt8 in [117, 48, 48, hex.utf8Start[Int(b >> 4)], hex.utf8Start[Int(b & 0xF)]] { byte(digit) }
             }
-            bytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[start...])))
+            start = i + 1
         }
+        bytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[start...])))
     }
 
     /// A string as one CSV field (RFC 4180): as it is, or quoted with inner quotes doubled
     /// when it holds a comma, quote, CR or LF, decided by one scan over its bytes.
     func csvField(_ text: String) {
         var text = text
-        text.withUTF8 { utf8 in
-            guard utf8.contains(where: { $0 == 44 || $0 == 34 || $0 == 10 || $0 == 13 }) else {
-                bytes(UnsafeRawBufferPointer(utf8))
-                return
-            }
-            byte(34)
-            for b in utf8 {
-                if b == 34 { byte(34) }
-                byte(b)
-            }
-            byte(34)
+        text.withUTF8 { csvField(utf8: $0) }
+    }
+
+    /// As `csvField(_:)`, for bytes known to be UTF-8.
+    func csvField(utf8: UnsafeBufferPointer<UInt8>) {
+        guard utf8.contains(where: { $0 == 44 || $0 == 34 || $0 == 10 || $0 == 13 }) else {
+            bytes(UnsafeRawBufferPointer(utf8))
+            return
         }
+        byte(34)
+        for b in utf8 {
+            if b == 34 { byte(34) }
+            byte(b)
+        }
+        byte(34)
     }
 
     public func line(_ text: String = "") {

@@ -1,3 +1,5 @@
+import ManagedStore
+
 /// Writes a stream of rows in one output format, without holding the stream: JSON and CSV
 /// go out row by row; a table measures its column widths on the first rows only.
 public final class RowWriter {
@@ -23,6 +25,12 @@ public final class RowWriter {
 
     /// The sink's receiver, which takes the rows as values instead of text.
     private let receiver: RowReceiver?
+    /// Rows go into the sink field by field as they are given (CSV, JSON, line); a table,
+    /// nested JSON and a receiver take a row whole, collected in `fields`.
+    private let streams: Bool
+    @exclusivity(unchecked) private var field = 0
+    private var fields: [OutputValue] = []
+    private var plainURIPrefix: String?
     /// False once the receiver wants no more rows: a command that can stop early does.
     public private(set) var wantsMore = true
 
@@ -32,6 +40,7 @@ public final class RowWriter {
         self.sink = sink
         self.nested = nested
         receiver = sink.rowReceiver
+        streams = receiver == nil && format != .table && (format != .json || nested.isEmpty)
         guard receiver == nil else { return }
         switch format {
         case .json: sink.write("[")
@@ -47,6 +56,121 @@ public final class RowWriter {
 
     /// A row as JSON wants it: an object keyed by column (or by the given pairs).
     public func row(_ values: [OutputValue]) {
+        guard streams else { return whole(values) }
+        beginRow()
+        for value in values { add(value) }
+        endRow()
+    }
+
+    /// Starts a row given a field at a time (`add`), in column order, ended by `endRow`:
+    /// a fetch hands each value over as it reads it, without an array per row.
+    public func beginRow() {
+        field = 0
+        guard streams else { return fields.removeAll(keepingCapacity: true) }
+        switch format {
+        case .json: sink.write(count == 0 ? "\n  {" : ",\n  {")
+        case .line: if count > 0 { sink.byte(10) }
+        case .csv, .table: break
+        }
+    }
+
+    public func add(_ value: OutputValue) {
+        guard streams else { return fields.append(value) }
+        defer { field += 1 }
+        switch format {
+        case .csv:
+            if field > 0 { sink.byte(44) }
+            if case .objectURI(let prefix, let key) = value, isPlain(prefix) {
+                sink.write(prefix)
+                sink.integer(key)
+            } else {
+                CSV.write(value, to: sink)
+            }
+        case .json:
+            guard jsonKey() else { return }
+            if case .objectURI(let prefix, let key) = value, isPlain(prefix) {
+                sink.byte(34)
+                sink.write(prefix)
+                sink.integer(key)
+                sink.byte(34)
+            } else {
+                value.writeJSON(to: sink)
+            }
+        case .line:
+            guard lineLabel() else { return }
+            value.writeText(to: sink)
+            sink.byte(10)
+        case .table: break
+        }
+    }
+
+    /// A value as the row holds it: a string is copied from the row's bytes.
+    public func add(_ value: RowValue) {
+        switch value {
+        case .null: add(OutputValue.null)
+        case .integer(let i): add(OutputValue.integer(i))
+        case .real(let d): add(OutputValue.real(d))
+        case .bool(let b): add(OutputValue.bool(b))
+        case .date(let d): add(OutputValue.date(d))
+        case .decoded(let v): add(OutputValue(v))
+        case .text(let utf8):
+            // Text SQLite holds as something other than UTF-8 is repaired as a String would be.
+            guard streams, utf8.allSatisfy({ $0 < 0x80 }) else { return add(OutputValue.string(String(decoding: utf8, as: UTF8.self))) }
+            defer { field += 1 }
+            switch format {
+            case .csv:
+                if field > 0 { sink.byte(44) }
+                sink.csvField(utf8: utf8)
+            case .json:
+                guard jsonKey() else { return }
+                sink.byte(34)
+                sink.jsonEscaped(utf8: utf8)
+                sink.byte(34)
+            case .line:
+                guard lineLabel() else { return }
+                sink.bytes(UnsafeRawBufferPointer(utf8))
+                sink.byte(10)
+            case .table: break
+            }
+        }
+    }
+
+    public func endRow() {
+        guard streams else { return whole(fields) }
+        defer { count += 1 }
+        switch format {
+        case .json: sink.byte(125)
+        case .csv: sink.byte(10)
+        case .line, .table: break
+        }
+    }
+
+    /// Whether an object URI's prefix needs neither CSV quoting nor JSON escaping, which
+    /// settles every row of an entity once: the prefix is the same string on each.
+    private func isPlain(_ prefix: String) -> Bool {
+        if prefix == plainURIPrefix { return true }
+        guard !prefix.utf8.contains(where: { $0 < 0x20 || $0 == 44 || $0 == 34 || $0 == 92 || $0 == 0x7F }) else { return false }
+        plainURIPrefix = prefix
+        return true
+    }
+
+    /// The separator and `"key": ` before the current field; false past the last column.
+    private func jsonKey() -> Bool {
+        guard field < jsonKeys.count else { return false }
+        if field > 0 { sink.byte(44); sink.byte(32) }
+        jsonKeys[field].withUnsafeBytes { sink.bytes($0) }
+        return true
+    }
+
+    /// `name = ` before the current field; false past the last column.
+    private func lineLabel() -> Bool {
+        guard field < lineLabels.count else { return false }
+        lineLabels[field].withUnsafeBytes { sink.bytes($0) }
+        return true
+    }
+
+    /// A row that is not streamed: to the receiver, nested JSON, or a table's rows.
+    private func whole(_ values: [OutputValue]) {
         defer { count += 1 }
         if let receiver {
             if wantsMore { wantsMore = receiver.receive(record(values)) }
@@ -55,30 +179,7 @@ public final class RowWriter {
         switch format {
         case .json:
             sink.write(count == 0 ? "\n  " : ",\n  ")
-            if nested.isEmpty {
-                sink.byte(123)
-                for i in values.indices where i < jsonKeys.count {
-                    if i > 0 { sink.byte(44); sink.byte(32) }
-                    jsonKeys[i].withUnsafeBytes { sink.bytes($0) }
-                    values[i].writeJSON(to: sink)
-                }
-                sink.byte(125)
-            } else {
-                nestedObject(values).writeJSON(to: sink)
-            }
-        case .csv:
-            for i in values.indices {
-                if i > 0 { sink.byte(44) }
-                CSV.write(values[i], to: sink)
-            }
-            sink.byte(10)
-        case .line:
-            if count > 0 { sink.byte(10) }
-            for (label, value) in zip(lineLabels, values) {
-                label.withUnsafeBytes { sink.bytes($0) }
-                value.writeText(to: sink)
-                sink.byte(10)
-            }
+            nestedObject(values).writeJSON(to: sink)
         case .table:
             if widths == nil {
                 pending.append(values)
@@ -86,6 +187,7 @@ public final class RowWriter {
             } else {
                 writeTableRow(values.map(\.text))
             }
+        case .csv, .line: break
         }
     }
 
@@ -171,10 +273,9 @@ enum CSV {
         case .integer(let i): sink.integer(i)
         case .null: sink.write("NULL")
         case .string(let s), .objectID(let s): sink.csvField(s)
-        case .objectURI(let prefix, let key):
-            sink.csvField(prefix)
-            sink.integer(key)
-        case .date, .uuid: value.writeText(to: sink)
+        // Digits, letters, `.`, `-`, `+` and `:` only: never quoted.
+        case .real, .date, .uuid: value.writeText(to: sink)
+        case .bool(let b): sink.write(b ? "YES" : "NO")
         default: sink.csvField(value.text)
         }
     }

@@ -33,8 +33,16 @@ public struct FetchedObject {
             return try registered.visibleValues[key] ?? cursor.context.value(of: registered, keyPath: key)
         }
         let slot = cursor.slots[index]
-        if slot >= 0 { return row.values[slot] }
+        if slot >= 0 { return try row.value(at: slot) }
         return try cursor.context.value(of: object(), keyPath: cursor.keys[index])
+    }
+
+    /// The same value handed to `body` as it sits in the row, where the row holds a plain
+    /// attribute's column unread (see `RowValue`); only while the fetch is on this object.
+    public func withValue(_ index: Int, _ body: (RowValue) throws -> Void) throws {
+        let slot = cursor.slots[index]
+        if registered == nil, slot >= 0 { return try row.withValue(at: slot, body) }
+        return try body(.decoded(value(index)))
     }
 
     /// The registered object, made now (a fault holding the fetched row) if it was not.
@@ -52,8 +60,9 @@ final class FetchCursor {
     let keys: [String]
     /// Where each key sits among the plan's properties; -1 for a key the row lacks.
     let slots: [Int]
-    /// The properties a row must decode for the keys (the rest wait for `complete()`); nil
-    /// when every row is registered, which needs them all.
+    /// The properties a row must decode for the keys: the rest wait for `complete()`, and
+    /// a key that is a plain attribute is read in place (`withValue`). Nil when every row
+    /// is registered, which needs them all.
     let needed: [Bool]?
     /// Read once: the context is reached through an unowned reference, which costs a
     /// reference count round trip on each use.
@@ -75,7 +84,9 @@ final class FetchCursor {
         // A key path (`owner.name`) or a to-many key is read through the object, which
         // completes the row: its first key is decoded all the same, as it is often all it needs.
         let read = Set(keys + keys.compactMap { $0.split(separator: ".", maxSplits: 1).first.map(String.init) })
-        needed = registersEveryRow ? nil : plan.properties.map { read.contains($0.name) }
+        needed = registersEveryRow ? nil : zip(plan.properties, plan.decoders).map { property, decoder in
+            read.contains(property.name) && !decoder.readsInPlace
+        }
         var registered: [Int64: ManagedObject] = [:]
         for object in context.liveObjects().values where !object.objectID.isTemporary {
             if object.entity.table == plan.entity.table { registered[object.objectID.primaryKey] = object }

@@ -30,19 +30,46 @@ public struct FetchedRow {
         var values: [ObjectValue] = []
         return unread.plan.decode(unread.columns, into: &values, needed: nil)
     }
+
+    /// The `index`th property's value. One the row was read without is decoded now, only
+    /// while the fetch is on this row.
+    func value(at index: Int) throws -> ObjectValue {
+        guard let unread, !unread.decoded(index) else { return values[index] }
+        guard unread.sequence == sequence else { throw FetchError.rowNoLongerCurrent }
+        return unread.plan.decode(unread.columns, unread.plan.decoders[index])
+    }
+
+    /// The `index`th property's value handed to `body` as it sits in the row, when the row
+    /// was read without it; else as decoded.
+    func withValue(at index: Int, _ body: (RowValue) throws -> Void) throws {
+        guard let unread, !unread.decoded(index) else { return try body(.decoded(values[index])) }
+        guard unread.sequence == sequence else { throw FetchError.rowNoLongerCurrent }
+        if let place = unread.places[index], let value = place.read(unread.columns) { return try body(value) }
+        return try body(.decoded(unread.plan.decode(unread.columns, unread.plan.decoders[index])))
+    }
 }
 
 /// The statement of a fetch that decodes only some columns, so that a row can still be
 /// completed while it is current: `sequence` counts the rows stepped to.
 private final class UnreadColumns {
     let plan: FetchPlan
+    /// Where each property's column is, for those a row hands over in place. Apart from
+    /// the plan: reaching a decoder through `plan` copied the plan, and a decoder its
+    /// strings, on every value.
+    let places: [ColumnPlace?]
     let columns: ColumnReader
+    /// The properties each row decodes as it is read.
+    let needed: [Bool]
     var sequence = 0
 
-    init(plan: FetchPlan, columns: ColumnReader) {
+    init(plan: FetchPlan, columns: ColumnReader, needed: [Bool]) {
         self.plan = plan
+        places = plan.decoders.map { decoder in decoder.type.flatMap { decoder.readsInPlace ? ColumnPlace(column: Int32(decoder.index), type: $0) : nil } }
         self.columns = columns
+        self.needed = needed
     }
+
+    func decoded(_ index: Int) -> Bool { index < needed.count && needed[index] }
 }
 
 extension FetchPlan {
@@ -76,10 +103,12 @@ extension FetchPlan {
             guard let needed, needed.contains(false) else {
                 return try stream(columns, db) { try body(decode(columns, into: &buffer, needed: nil)) }
             }
-            let unread = UnreadColumns(plan: self, columns: columns)
+            let unread = UnreadColumns(plan: self, columns: columns, needed: needed)
+            // Keys that are all read in place leave nothing to decode but the object's ID.
+            let decodesAny = needed.contains(true)
             return try stream(columns, db) {
                 unread.sequence += 1
-                var row = decode(columns, into: &buffer, needed: needed)
+                var row = decodesAny ? decode(columns, into: &buffer, needed: needed) : identify(columns)
                 row.unread = unread
                 row.sequence = unread.sequence
                 try body(row)
@@ -136,11 +165,20 @@ extension FetchPlan {
         return count
     }
 
+    /// The row's object ID, when the result type has one.
+    func objectID(_ row: ColumnReader) -> ObjectID? {
+        guard let primaryKeyIndex, let entityIndex else { return nil }
+        return makeObjectID(entityID: row.int64(entityIndex), fallback: entity.name, primaryKey: row.int64(primaryKeyIndex))
+    }
+
+    /// A row with nothing decoded but its ID and version, every value read later from the
+    /// statement while it is on the row.
+    private func identify(_ row: ColumnReader) -> FetchedRow {
+        FetchedRow(objectID: objectID(row), values: [], version: versionIndex.map { row.int64($0) })
+    }
+
     func decode(_ row: ColumnReader, into values: inout [ObjectValue], needed: [Bool]?) -> FetchedRow {
-        var objectID: ObjectID?
-        if let primaryKeyIndex, let entityIndex {
-            objectID = makeObjectID(entityID: row.int64(entityIndex), fallback: entity.name, primaryKey: row.int64(primaryKeyIndex))
-        }
+        let objectID = objectID(row)
         values.removeAll(keepingCapacity: true)
         // Two loops rather than a test per value: every row of a full fetch takes the first.
         if let needed {
@@ -154,7 +192,7 @@ extension FetchPlan {
     }
 
     @inline(__always)
-    private func decode(_ row: ColumnReader, _ decoder: Decoder) -> ObjectValue {
+    fileprivate func decode(_ row: ColumnReader, _ decoder: Decoder) -> ObjectValue {
         // A UUID column is read from SQLite's bytes in place: no array per row.
         if decoder.type == .uuid, let uuid = row.uuid(decoder.index) { return .attribute(.uuid(uuid)) }
         let stored = row.stored(decoder.index)
@@ -170,5 +208,35 @@ extension FetchPlan {
         var name = fallback
         if let entityID, entityID >= 0, entityID < entityNames.count, let known = entityNames[Int(entityID)] { name = known }
         return ObjectID(storeUUID: storeUUID, entityName: name, primaryKey: primaryKey)
+    }
+}
+
+/// A plain attribute's column and type: no references, so that reading a value in place
+/// retains nothing.
+private struct ColumnPlace {
+    let column: Int32
+    let type: AttributeType
+
+    /// The value in place when the column holds what the type stores (as
+    /// `AttributeValueDecoder` would decode it); nil for a value that must be decoded.
+    func read(_ row: ColumnReader) -> RowValue? {
+        let handle = row.handle
+        let storage = sqlite3_column_type(handle, column)
+        if storage == SQLITE_NULL { return .null }
+        switch (type, storage) {
+        case (.string, SQLITE_TEXT):
+            guard let text = sqlite3_column_text(handle, column) else { return .text(UnsafeBufferPointer(start: nil, count: 0)) }
+            return .text(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))))
+        case (.integer16, SQLITE_INTEGER), (.integer32, SQLITE_INTEGER), (.integer64, SQLITE_INTEGER):
+            return .integer(sqlite3_column_int64(handle, column))
+        case (.double, SQLITE_FLOAT), (.float, SQLITE_FLOAT), (.decimal, SQLITE_FLOAT):
+            return .real(sqlite3_column_double(handle, column))
+        case (.double, SQLITE_INTEGER), (.float, SQLITE_INTEGER), (.decimal, SQLITE_INTEGER):
+            return .real(Double(sqlite3_column_int64(handle, column)))
+        case (.boolean, SQLITE_INTEGER): return .bool(sqlite3_column_int64(handle, column) != 0)
+        case (.date, SQLITE_FLOAT): return .date(sqlite3_column_double(handle, column))
+        case (.date, SQLITE_INTEGER): return .date(Double(sqlite3_column_int64(handle, column)))
+        default: return nil
+        }
     }
 }

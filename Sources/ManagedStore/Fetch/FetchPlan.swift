@@ -28,6 +28,16 @@ public struct FetchPlan: Sendable {
         let external: Bool
         let destination: String
         let entityIndex: Int?
+
+        /// A plain attribute, which a row can hand over as it sits (`RowValue`) rather
+        /// than decoded: the one shape a million-row fetch of a few keys spends its time on.
+        var readsInPlace: Bool {
+            guard !external, let type else { return false }
+            switch type {
+            case .string, .integer16, .integer32, .integer64, .double, .float, .decimal, .boolean, .date: return true
+            default: return false
+            }
+        }
     }
     let decoders: [Decoder]
     let entityIndex: Int?

@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+import ManagedStore
+import XCTest
+
+/// A fetch hands plain attributes over as they sit in SQLite's row (`RowValue`) and decodes
+/// the rest. Stores are user input: a column may hold another storage class than its
+/// attribute's type, text that is no UTF-8, or characters a format must quote. Whichever
+/// way a value comes, it must print as the decoded value prints.
+final class RowValueTests: ExampleStoreTestCase {
+    /// Rows edited as a hand or another tool would leave them.
+    func writeAwkwardRows() throws {
+        let queue = try DatabaseQueue(path: store)
+        try queue.write { db in
+            try db.execute(sql: """
+                UPDATE ZPERSON SET ZAGE = '41', ZNAME = 42, ZBIRTHDAY = 1000, ZISACTIVE = 2, ZSCORE = 7 WHERE Z_PK = 1;
+                UPDATE ZPERSON SET ZAGE = 3.0, ZNAME = CAST(x'FF41' AS TEXT), ZBIRTHDAY = 'soon', ZISACTIVE = 0.5, ZSCORE = 'high' WHERE Z_PK = 2;
+                UPDATE ZPERSON SET ZAGE = NULL, ZNAME = 'comma, "quote"' || char(10) || 'line', ZBIRTHDAY = 12.5, ZISACTIVE = 1, ZBALANCE = 3 WHERE Z_PK = 3;
+                UPDATE ZPERSON SET ZNAME = 'back\\slash' || char(9) || char(127) || 'é', ZBIRTHDAY = NULL WHERE Z_PK = 4;
+                """)
+        }
+        try queue.close()
+    }
+
+    /// The objects fetch (values in place) against the dictionary fetch of the same keys,
+    /// which decodes every value: the same text in every format, the object ID apart.
+    func testValuesReadInPlacePrintAsDecodedValuesPrint() throws {
+        try writeAwkwardRows()
+        let keys = "name,age,birthday,isActive,score,balance"
+        // In table form the object ID column sets the widths: the streamed formats are compared.
+        for format in ["csv", "json", "line"] {
+            let objects = try CLI.run(["fetch", store, "Person", "--keys", keys, "--format", format, "--limit", "6"])
+            let dicts = try CLI.run(["fetch", store, "Person", "--as", "dicts", "--keys", keys, "--format", format, "--limit", "6"])
+            XCTAssertEqual(objects.status, 0, objects.stderr)
+            XCTAssertEqual(dicts.status, 0, dicts.stderr)
+            XCTAssertEqual(withoutObjectIDs(objects.stdout, format: format), dicts.stdout, format)
+        }
+        let csv = try CLI.run(["fetch", store, "Person", "--keys", "name,age,birthday,isActive,score", "--format", "csv", "--limit", "3"]).stdout
+        let rows = csv.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        let p = uri("Person/p")
+        XCTAssertEqual(rows.first, "\(p)1,42,41,2001-01-01T00:16:40Z,YES,7.0", "each value as its attribute's type decodes it")
+        XCTAssertEqual(rows.dropFirst().first, "\(p)2,\u{FFFD}A,3,soon,YES,high", "text that is no UTF-8 is repaired")
+        // The output's own bytes, before this test reads them as a String (which repairs too).
+        for format in ["csv", "json", "line"] {
+            let bytes = try CLI.run(["-c", "\"$0\" fetch \"$1\" Person --keys name --offset 1 --limit 1 --format \(format) | od -An -tx1",
+                                     CLI.binary.path, store], executable: URL(fileURLWithPath: "/bin/sh"))
+            let hex = bytes.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            XCTAssertTrue(hex.contains("ef bf bd 41"), "\(format): U+FFFD then A, not the byte FF: \(hex)")
+        }
+        XCTAssertEqual(Array(rows.dropFirst(2).prefix(1)), ["\(p)3,\"comma, \"\"quote\"\""])
+        XCTAssertTrue(rows.dropFirst(3).first?.hasPrefix("line\",NULL,2001-01-01T00:00:12.500Z,YES,") == true, csv)
+        let json = try CLI.run(["fetch", store, "Person", "--keys", "name", "--format", "json", "--offset", "3", "--limit", "1"]).stdout
+        XCTAssertEqual(json, "[\n  {\"objectID\": \"\(p)4\", \"name\": \"back\\\\slash\\t\\u007fé\"}\n]\n")
+    }
+
+    /// A value read in place is SQLite's bytes for the current row: once the fetch has
+    /// stepped past the row, reading it fails instead of reading another row's bytes.
+    func testARowsValuesCannotBeReadAfterTheFetchMovesOn() throws {
+        let coordinator = Coordinator(store: try PersistentStore(path: store, options: .init(readonly: true)))
+        let context = Context(name: "main", coordinator: coordinator)
+        var first: FetchedObject?
+        var names: [String] = []
+        try context.fetch(FetchRequest(entityName: "Person", sortDescriptors: [.init(keyPath: "name")]), keys: ["name", "age"]) { object in
+            if first == nil { first = object }
+            var inPlace: RowValue?
+            try object.withValue(0) { value in
+                inPlace = value
+                if case .text(let bytes) = value { names.append(String(decoding: bytes, as: UTF8.self)) }
+            }
+            guard case .text? = inPlace else { return XCTFail("a string attribute's text comes in place") }
+            XCTAssertEqual(try object.value(0), .attribute(.string(names.last ?? "")))
+        }
+        XCTAssertEqual(names.count, 50)
+        XCTAssertEqual(names, names.sorted())
+        guard let first else { return XCTFail("no rows") }
+        XCTAssertThrowsError(try first.withValue(0) { _ in }) { XCTAssertEqual("\($0)", "\(FetchError.rowNoLongerCurrent)") }
+        XCTAssertThrowsError(try first.value(1)) { XCTAssertEqual("\($0)", "\(FetchError.rowNoLongerCurrent)") }
+        coordinator.close()
+    }
+
+    /// Drops the objectID column (and JSON's key, line's label) that only an objects fetch has.
+    private func withoutObjectIDs(_ text: String, format: String) -> String {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        switch format {
+        case "csv":
+            // A quoted field may hold a line break: only lines that start a row lose a field.
+            return lines.map { line in
+                guard line.hasPrefix("objectID,") || line.hasPrefix("x-coredata:"), let comma = line.firstIndex(of: ",") else { return line }
+                return String(line[line.index(after: comma)...])
+            }.joined(separator: "\n")
+        case "json":
+            return lines.map { $0.replacingOccurrences(of: #"\{"objectID": "[^"]*", "#, with: "{", options: .regularExpression) }
+                .joined(separator: "\n")
+        default:
+            return lines.filter { !$0.hasPrefix("objectID") }.joined(separator: "\n")
+        }
+    }
+}
