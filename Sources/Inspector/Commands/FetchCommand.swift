@@ -56,10 +56,11 @@ public struct FetchCommand: SessionCommand {
             options.idsOnly = request.resultType == .ids
             // What a later command may see: the objects of the last result, as an app
             // holds the array a fetch returns. A run of one command has no later command.
-            let keepsResult = !session.runsOneCommand
+            // Asked only while it holds more: past its limit, a row costs nothing here.
+            var holds = !session.runsOneCommand
             _ = try session.contexts.collectResult(in: c) { hold in
                 try c.fetch(request, keys: keys, options: options) { fetched in
-                    if keepsResult { try hold(fetched.object) }
+                    if holds { holds = try hold(fetched.object) }
                     writer.beginRow()
                     writer.add(shown.uris.value(fetched.objectID))
                     // Each value as the row holds it: a plain attribute straight from SQLite.

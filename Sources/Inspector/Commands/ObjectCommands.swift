@@ -29,7 +29,7 @@ public struct GetCommand: SessionCommand {
 
     public func run(in session: Session) throws {
         let (c, object) = try context.object(id, in: session)
-        try session.contexts.collectResult(in: c) { hold in try hold { object } }
+        try session.contexts.collectResult(in: c) { hold in _ = try hold { object } }
         // Every property: attributes (transient ones too), then relationships.
         let keys = object.entity.attributes.map(\.attribute.name) + object.entity.relationships.map(\.relationship.name)
         var values: [OutputValue] = [.objectID(object.objectID.uri)]

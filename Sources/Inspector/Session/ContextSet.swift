@@ -84,14 +84,17 @@ public final class ContextSet {
     /// Collects a command's result for a context; the previous result is let go only when
     /// the new one is complete, as `results = try context.fetch(request)` does in an app.
     /// `hold` is given the way to get each object and calls it only while the result has
-    /// room, so the rows of a larger fetch stream past without objects being made for them.
+    /// room, so the rows of a larger fetch stream past without objects being made for them;
+    /// it returns false once the result is full, and a caller stops asking.
     public func collectResult<T>(in context: Context,
-                                 _ body: (_ hold: (() throws -> ManagedObject) throws -> Void) throws -> T) throws -> T {
+                                 _ body: (_ hold: (() throws -> ManagedObject) throws -> Bool) throws -> T) throws -> T {
         let key = ObjectIdentifier(context)
         incoming[key] = []
         defer { results[key] = incoming.removeValue(forKey: key) }
         return try body { object in
-            if incoming[key, default: []].count < ContextSet.resultLimit { incoming[key, default: []].append(try object()) }
+            guard incoming[key, default: []].count < ContextSet.resultLimit else { return false }
+            incoming[key, default: []].append(try object())
+            return incoming[key, default: []].count < ContextSet.resultLimit
         }
     }
 
