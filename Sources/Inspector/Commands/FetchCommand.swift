@@ -43,13 +43,11 @@ public struct FetchCommand: SessionCommand {
         let writer = RowWriter(columns: columns, format: format, sink: session.output, nested: composites)
         // Read once: a property wrapper's getter per value costs a metadata lookup per row.
         var shown = ShownValues(rawArchives: raw)
-        var values: [OutputValue] = []
-        values.reserveCapacity(columns.count)
         if request.resultType == .dicts {
             try c.fetchDictionaries(plan) { row in
-                values.removeAll(keepingCapacity: true)
-                for value in row.values { values.append(shown.value(value)) }
-                writer.row(values)
+                writer.beginRow()
+                for value in row.values { writer.add(shown.value(value)) }
+                writer.endRow()
             }
         } else {
             var options = inContext.options
@@ -65,9 +63,7 @@ public struct FetchCommand: SessionCommand {
                     writer.add(shown.uris.value(fetched.objectID))
                     // Each value as the row holds it: a plain attribute straight from SQLite.
                     for i in keys.indices {
-                        try fetched.withValue(i) { value in
-                            if case .decoded(let v) = value { writer.add(shown.value(v)) } else { writer.add(value) }
-                        }
+                        try fetched.withValue(i) { shown.add($0, to: writer) }
                     }
                     writer.endRow()
                 }
@@ -93,6 +89,19 @@ struct ShownValues {
 
     init(rawArchives: Bool) {
         self.rawArchives = rawArchives
+    }
+
+    /// A value as the row holds it: a string's bytes go to the writer as they are.
+    mutating func add(_ value: RowValue, to writer: RowWriter) {
+        switch value {
+        case .text(let utf8): writer.add(utf8: utf8)
+        case .decoded(let v): writer.add(self.value(v))
+        case .null: writer.add(.null)
+        case .integer(let i): writer.add(.integer(i))
+        case .real(let d): writer.add(.real(d))
+        case .bool(let b): writer.add(.bool(b))
+        case .date(let d): writer.add(.date(d))
+        }
     }
 
     mutating func value(_ value: ObjectValue) -> OutputValue {

@@ -1,5 +1,3 @@
-import ManagedStore
-
 /// Writes a stream of rows in one output format, without holding the stream: JSON and CSV
 /// go out row by row; a table measures its column widths on the first rows only.
 public final class RowWriter {
@@ -104,34 +102,25 @@ public final class RowWriter {
         }
     }
 
-    /// A value as the row holds it: a string is copied from the row's bytes.
-    public func add(_ value: RowValue) {
-        switch value {
-        case .null: add(OutputValue.null)
-        case .integer(let i): add(OutputValue.integer(i))
-        case .real(let d): add(OutputValue.real(d))
-        case .bool(let b): add(OutputValue.bool(b))
-        case .date(let d): add(OutputValue.date(d))
-        case .decoded(let v): add(OutputValue(v))
-        case .text(let utf8):
-            // Text SQLite holds as something other than UTF-8 is repaired as a String would be.
-            guard streams, utf8.allSatisfy({ $0 < 0x80 }) else { return add(OutputValue.string(String(decoding: utf8, as: UTF8.self))) }
-            defer { field += 1 }
-            switch format {
-            case .csv:
-                if field > 0 { sink.byte(44) }
-                sink.csvField(utf8: utf8)
-            case .json:
-                guard jsonKey() else { return }
-                sink.byte(34)
-                sink.jsonEscaped(utf8: utf8)
-                sink.byte(34)
-            case .line:
-                guard lineLabel() else { return }
-                sink.bytes(UnsafeRawBufferPointer(utf8))
-                sink.byte(10)
-            case .table: break
-            }
+    /// A string as SQLite's row holds it, copied from its bytes without making a String.
+    public func add(utf8: UnsafeBufferPointer<UInt8>) {
+        // Text SQLite holds as something other than UTF-8 is repaired as a String would be.
+        guard streams, utf8.allSatisfy({ $0 < 0x80 }) else { return add(.string(String(decoding: utf8, as: UTF8.self))) }
+        defer { field += 1 }
+        switch format {
+        case .csv:
+            if field > 0 { sink.byte(44) }
+            sink.csvField(utf8: utf8)
+        case .json:
+            guard jsonKey() else { return }
+            sink.byte(34)
+            sink.jsonEscaped(utf8: utf8)
+            sink.byte(34)
+        case .line:
+            guard lineLabel() else { return }
+            sink.bytes(UnsafeRawBufferPointer(utf8))
+            sink.byte(10)
+        case .table: break
         }
     }
 
@@ -187,7 +176,7 @@ public final class RowWriter {
             } else {
                 writeTableRow(values.map(\.text))
             }
-        case .csv, .line: break
+        case .csv, .line: break  // streamed: never collected whole
         }
     }
 

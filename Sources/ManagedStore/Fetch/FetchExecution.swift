@@ -45,7 +45,7 @@ public struct FetchedRow {
         guard let unread, !unread.decoded(index) else { return try body(.decoded(values[index])) }
         guard unread.sequence == sequence else { throw FetchError.rowNoLongerCurrent }
         if let place = unread.places[index], let value = place.read(unread.columns) { return try body(value) }
-        return try body(.decoded(unread.plan.decode(unread.columns, unread.plan.decoders[index])))
+        return try body(.decoded(value(at: index)))
     }
 }
 

@@ -197,9 +197,9 @@ public enum WindowedMappingVFS {
 }
 
 /// What one file's map has handed out, per window of 2 MiB: how many pages SQLite still
-/// holds. Windows with no pages held wait in a short idle
-/// list (a scan's next page is usually in the same window, and an index lookup often
-/// returns to a recent one) before their pages are given back.
+/// holds. Windows with no pages held wait in a short idle list (a scan's next page is
+/// usually in the same window, and an index lookup often returns to a recent one) before
+/// their pages are given back.
 ///
 /// SQLite calls `fetched` and `released` for every page it reads through the map, so this
 /// is a fixed table searched from the last window used, with no allocation, hashing or
