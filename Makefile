@@ -28,10 +28,12 @@ else
 # without a Swift toolchain on the machine (and keep running when it moves or is upgraded).
 # The swift driver asks for -lstdc++ itself: a folder holding only gcc's static libstdc++.a,
 # searched first, is what makes that name find the static one. The binary is placed at a
-# fixed address, and generic types are made without a lookup by name: both make it start
+# fixed address, generic types are made without a lookup by name, and no symbol is exported
+# (the Swift driver exports every one of the program's own, some 11,000, and the dynamic
+# loader and the runtime's dladdr(3) search them at every start): each makes it start
 # faster (Benchmarks/README.md has the figures).
 STATIC_CXX := $(abspath $(BUILD_PATH))/static-libstdc++
-SWIFT_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -no-pie \
+SWIFT_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -no-pie -Xlinker --no-export-dynamic \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
 	-Xswiftc -L$(STATIC_CXX) -Xswiftc -Xclang-linker -Xswiftc -static-libgcc
 endif

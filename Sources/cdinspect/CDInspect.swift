@@ -23,12 +23,14 @@ struct CDInspect: ParsableCommand {
     /// over every subcommand's options, which costs more than a count on a small store
     /// takes. Whatever this parse refuses (help, `--version`, a usage error) is parsed
     /// again from the root, which words it as it always has; nil then.
+    /// `parseAsRoot` rather than `parse`, which first casts the type to `ParsableCommand`:
+    /// a walk over every protocol conformance in the binary on every start.
     static func parseAlone(_ arguments: [String]) -> ParsableCommand? {
         guard let first = arguments.first, first != "---completion" else { return nil }
         if let subcommand = OneShotCommands.subcommand(named: first) {
-            return try? subcommand.parse(Array(arguments.dropFirst()))
+            return try? subcommand.parseAsRoot(Array(arguments.dropFirst()))
         }
-        return try? SessionSubcommand.parse(arguments)
+        return try? SessionSubcommand.parseAsRoot(arguments)
     }
 
     /// `cdinspect fetchh STORE Person`: a first word that is no command and no file, one or

@@ -91,9 +91,24 @@ public struct StoreFile: Sendable {
     /// `file:PATH?immutable=1`, the path percent-encoded as SQLite's URIs need it.
     static func immutableURI(_ path: String) -> String { uri(path, parameters: ["immutable=1"]) }
 
+    /// Every byte of the path's UTF-8 but ASCII letters, digits and `/-_.~` is written as
+    /// `%XX`, which SQLite decodes back to that byte. Byte by byte rather than through
+    /// Foundation's character sets: `CharacterSet.alphanumerics` loads Unicode's tables,
+    /// a tenth of the time a count on a small store takes, on every open.
     static func uri(_ path: String, parameters: [String]) -> String {
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "/-_.~"))
-        return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?" + parameters.joined(separator: "&")
+        var encoded: [UInt8] = Array("file:".utf8)
+        encoded.reserveCapacity(path.utf8.count + 32)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                encoded.append(byte)
+            default:
+                encoded += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            }
+        }
+        return String(decoding: encoded, as: UTF8.self) + "?" + parameters.joined(separator: "&")
     }
 
     /// This file as evidence that must not change: opened with `immutable=1`, after checking
