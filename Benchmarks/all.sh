@@ -2,9 +2,10 @@
 # Every measured path in one run: `cdinspect fetch` in each format against the sqlite3
 # shell printing the same rows in its nearest mode, with a predicate on wide rows (every
 # attribute) and narrow ones (three keys), the session fetch (`-c`) against the one-shot
-# fetch, `count` with and without a predicate, `entities`, start-up (a count on the
-# 50-person example store), and a batch update. Runs alternate between the two sides of each pair; each line prints both medians,
-# the ratio and both peak memories.
+# fetch, `count` with and without a predicate, `entities`, the same on a store with a deep
+# entity hierarchy, start-up (a count on the 50-person example store), and a batch update.
+# Runs alternate between the two sides of each pair; each line prints both medians, the
+# ratio and both peak memories.
 #
 #   Benchmarks/all.sh [PEOPLE]        (default 1000000; RUNS=5 by default)
 #
@@ -29,6 +30,22 @@ narrow="--keys name,age,birthday --where 'age > 30'"
 # entities share it.
 entities_sql="SELECT COUNT(*) FROM ZPERSON; SELECT Z_ENT, COUNT(*) FROM ZCAR GROUP BY Z_ENT; SELECT COUNT(*) FROM ZTAG"
 
+# A deep entity hierarchy (Benchmarks/Hierarchy.xcdatamodeld: six levels, nine entities in
+# one table, as many objects as people): the root fetched whole, a middle entity (itself
+# and its three levels of subentities) with a predicate, a count with a predicate, and
+# entities. The shell runs the SQL cdinspect explains.
+deep="$out/deep-$people.sqlite"
+if [ ! -f "$deep" ]; then
+    echo "== writing $people objects in a deep hierarchy to $deep" >&2
+    "$bin/cdi-example-store" "$deep" --objects "$people" --model Benchmarks/Hierarchy.xcdatamodeld >&2
+fi
+deep_uri="file:$deep?mode=ro"
+deep_sql=$("$bin/cdinspect" explain "$deep" Item | head -1)
+deep_where="--where 'byteCount > 300000'"
+deep_where_sql=$("$bin/cdinspect" explain "$deep" Note --where 'byteCount > 300000' | head -1 | sed 's/?/300000/')
+deep_count_sql=$("$bin/cdinspect" explain "$deep" Checklist --where 'itemCount > 10' | head -1 | sed -e 's/?/10/' -e 's/^SELECT .* FROM /SELECT COUNT(*) FROM /')
+deep_entities_sql="SELECT Z_ENT, COUNT(*) FROM ZITEM GROUP BY Z_ENT; SELECT COUNT(*) FROM ZFOLDER"
+
 printf '%-22s %12s %12s %8s   %10s %10s\n' "work" "cdinspect" "other" "ratio" "peak ours" "peak other"
 python3 Benchmarks/compare.py "$runs" \
     "fetch csv" "$bin/cdinspect fetch $store Person --format csv" "sqlite3 -csv -header $uri '$fetch_sql'" \
@@ -42,7 +59,12 @@ python3 Benchmarks/compare.py "$runs" \
     "session vs one-shot" "$bin/cdinspect $store -c 'fetch Person --format csv'" "$bin/cdinspect fetch $store Person --format csv" \
     "count" "$bin/cdinspect count $store Person" "sqlite3 $uri 'SELECT COUNT(*) FROM ZPERSON'" \
     "count where" "$bin/cdinspect count $store Person --where 'age > 30'" "sqlite3 $uri 'SELECT COUNT(*) FROM ZPERSON WHERE ZAGE > 30'" \
-    "entities" "$bin/cdinspect entities $store" "sqlite3 $uri '$entities_sql'"
+    "entities" "$bin/cdinspect entities $store" "sqlite3 $uri '$entities_sql'" \
+    "deep fetch csv" "$bin/cdinspect fetch $deep Item --format csv" "sqlite3 -csv -header $deep_uri '$deep_sql'" \
+    "deep where csv" "$bin/cdinspect fetch $deep Note $deep_where --format csv" "sqlite3 -csv -header $deep_uri '$deep_where_sql'" \
+    "deep where json" "$bin/cdinspect fetch $deep Note $deep_where --format json" "sqlite3 -json $deep_uri '$deep_where_sql'" \
+    "deep count where" "$bin/cdinspect count $deep Checklist --where 'itemCount > 10'" "sqlite3 $deep_uri '$deep_count_sql'" \
+    "deep entities" "$bin/cdinspect entities $deep" "sqlite3 $deep_uri '$deep_entities_sql'"
 # A start takes milliseconds, and a few runs of it measure the machine's moment more than the
 # tool: forty times as many.
 python3 Benchmarks/compare.py "$((runs * 40))" \

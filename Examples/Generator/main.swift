@@ -5,6 +5,8 @@
 //   swift run -c release cdi-example-store /tmp/million.sqlite --people 1000000
 //   swift run cdi-example-store /tmp/tracked.sqlite --history   (persistent history on)
 //   swift run cdi-example-store /tmp/empty.sqlite --model Other.xcdatamodel   (empty, another model)
+//   swift run -c release cdi-example-store /tmp/deep.sqlite --model Benchmarks/Hierarchy.xcdatamodeld --objects 1000000
+//       (the benchmarks' deep entity hierarchy: nine entities sharing one table)
 import Foundation
 import GRDB
 import ManagedStore
@@ -13,6 +15,7 @@ import StoreCreation
 struct Arguments {
     var output: String?
     var people = 50
+    var objects = 1000
     var model = "Examples/People.xcdatamodeld"
     var uuid = "5E1F4C6B-2D8A-4B7E-9C3D-0A1B2C3D4E5F"
     var history = false
@@ -24,6 +27,9 @@ struct Arguments {
             case "--people":
                 guard let n = words.popFirst().flatMap(Int.init), n >= 0 else { throw Usage("--people takes a count") }
                 people = n
+            case "--objects":
+                guard let n = words.popFirst().flatMap(Int.init), n >= 0 else { throw Usage("--objects takes a count") }
+                objects = n
             case "--model":
                 guard let path = words.popFirst() else { throw Usage("--model takes a path") }
                 model = path
@@ -65,6 +71,47 @@ func uuidBytes(_ n: Int) -> Data {
     return Data(bytes)
 }
 
+/// Benchmarks/Hierarchy.xcdatamodeld: an entity hierarchy six levels deep (Item, Document,
+/// Note, Checklist, Recipe, FamilyRecipe) beside a shorter branch (Media, Photo, LivePhoto),
+/// all in Item's one table, as the stores of apps with a class hierarchy have it. Objects
+/// go to the nine entities in turn, so each holds a ninth of the rows; a hundred folders
+/// hold them.
+enum Hierarchy {
+    static let entities = ["Item", "Document", "Note", "Checklist", "Recipe", "FamilyRecipe", "Media", "Photo", "LivePhoto", "Folder"]
+    static let concrete = entities.filter { $0 != "Folder" }
+
+    static func fill(_ output: String, objects: Int) throws {
+        var random = Random()
+        let progressStep = max(objects / 10, 1)
+        try StoreLoader.load(output) { loader in
+            let folders = try (0..<100).map { try loader.insert("Folder", ["name": "folder \($0)"]) }
+            for i in 0..<objects {
+                let entity = concrete[i % concrete.count]
+                let level = concrete.firstIndex(of: entity) ?? 0
+                var values: [String: DatabaseValueConvertible?] = [
+                    "name": "item\(i)",
+                    "byteCount": random.next(1_000_000),
+                    // Between 2001 and 2025, as seconds since 2001-01-01.
+                    "created": Double(random.next(788_918_400)),
+                    "folder": folders[i % folders.count],
+                ]
+                if (1...5).contains(level) { values["title"] = "title \(i)" }
+                if (2...5).contains(level) { values["body"] = "body of note \(i)"; values["pinned"] = i % 9 == 0 }
+                if (3...5).contains(level) { values["itemCount"] = random.next(40) }
+                if (4...5).contains(level) { values["servings"] = 1 + random.next(11) }
+                if level == 5 { values["origin"] = ["grandmother", "aunt", "neighbour"][i % 3] }
+                if (6...8).contains(level) { values["duration"] = Double(random.next(60_000)) / 100 }
+                if (7...8).contains(level) { values["width"] = 640 + random.next(3360); values["height"] = 480 + random.next(2520) }
+                if level == 8 { values["motionLength"] = Double(random.next(300)) / 100 }
+                try loader.insert(entity, values)
+                if objects >= 100_000, (i + 1) % progressStep == 0 {
+                    FileHandle.standardError.write(Data("  \((i + 1) * 100 / objects)% (\(i + 1) objects)\n".utf8))
+                }
+            }
+        }
+    }
+}
+
 func generate(_ arguments: Arguments) throws {
     let output = arguments.output!
     let model = try XcdatamodelReader.model(atPath: arguments.model)
@@ -72,6 +119,9 @@ func generate(_ arguments: Arguments) throws {
     options.uuid = arguments.uuid
     options.persistentHistory = arguments.history
     try StoreCreator.create(at: output, model: model, options: options)
+    if Hierarchy.entities.allSatisfy({ model.entity(named: $0) != nil }) {
+        return try Hierarchy.fill(output, objects: arguments.objects)
+    }
     // Another model (tests give their own, with composites for instance) gets an empty
     // store in Core Data's format: the example rows are only for the example's entities.
     guard ["Person", "Car", "SportsCar", "Tag"].allSatisfy({ model.entity(named: $0) != nil }) else { return }
@@ -117,7 +167,7 @@ do {
     try generate(try Arguments(Array(CommandLine.arguments.dropFirst())))
 } catch let usage as Usage {
     if !usage.message.isEmpty { FileHandle.standardError.write(Data("cdi-example-store: error: \(usage.message)\n".utf8)) }
-    FileHandle.standardError.write(Data("usage: cdi-example-store OUTPUT [--people N] [--model PATH] [--uuid UUID] [--history]\n".utf8))
+    FileHandle.standardError.write(Data("usage: cdi-example-store OUTPUT [--people N] [--objects N] [--model PATH] [--uuid UUID] [--history]\n".utf8))
     exit(usage.message.isEmpty ? 0 : 64)
 } catch {
     FileHandle.standardError.write(Data("cdi-example-store: error: \(error)\n".utf8))

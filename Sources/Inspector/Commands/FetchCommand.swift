@@ -116,16 +116,28 @@ struct ShownValues {
 
 /// Object URIs share their `x-coredata://UUID/Entity/p` prefix; building it once per
 /// entity rather than once per row matters at a million rows.
+///
+/// Rows of an entity hierarchy, and the objects their relationships name, change entity
+/// from one value to the next, so the prefixes are kept in a short list searched in order
+/// (the model's own name strings compare at once) rather than hashed per value; past
+/// `listed` entities, a dictionary holds the rest.
 struct ObjectURICache {
-    private var prefixes: [String: String] = [:]
-    private var last: (entity: String, prefix: String)?
+    private static let listed = 16
+    private var entries: [(entity: String, prefix: String)] = []
+    private var more: [String: String] = [:]
 
     mutating func value(_ id: ObjectID) -> OutputValue {
         if id.isTemporary { return .objectID(id.uri) }
-        if let last, last.entity == id.entityName { return .objectURI(prefix: last.prefix, key: id.primaryKey) }
-        let prefix = prefixes[id.entityName] ?? ObjectID.uriPrefix(storeUUID: id.storeUUID, entityName: id.entityName)
-        prefixes[id.entityName] = prefix
-        last = (id.entityName, prefix)
+        for entry in entries where entry.entity == id.entityName {
+            return .objectURI(prefix: entry.prefix, key: id.primaryKey)
+        }
+        if let prefix = more[id.entityName] { return .objectURI(prefix: prefix, key: id.primaryKey) }
+        let prefix = ObjectID.uriPrefix(storeUUID: id.storeUUID, entityName: id.entityName)
+        if entries.count < Self.listed {
+            entries.append((id.entityName, prefix))
+        } else {
+            more[id.entityName] = prefix
+        }
         return .objectURI(prefix: prefix, key: id.primaryKey)
     }
 }

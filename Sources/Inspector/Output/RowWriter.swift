@@ -28,7 +28,7 @@ public final class RowWriter {
     private let streams: Bool
     @exclusivity(unchecked) private var field = 0
     private var fields: [OutputValue] = []
-    private var plainURIPrefix: String?
+    private var plainURIPrefixes: [String] = []
     /// False once the receiver wants no more rows: a command that can stop early does.
     public private(set) var wantsMore = true
 
@@ -136,10 +136,12 @@ public final class RowWriter {
 
     /// Whether an object URI's prefix needs neither CSV quoting nor JSON escaping, which
     /// settles every row of an entity once: the prefix is the same string on each.
+    /// Rows of an entity hierarchy and their relationships' objects change entity from one
+    /// value to the next: the prefixes found plain are remembered, a few of them.
     private func isPlain(_ prefix: String) -> Bool {
-        if prefix == plainURIPrefix { return true }
+        if plainURIPrefixes.contains(prefix) { return true }
         guard !prefix.utf8.contains(where: { $0 < 0x20 || $0 == 44 || $0 == 34 || $0 == 92 || $0 == 0x7F }) else { return false }
-        plainURIPrefix = prefix
+        if plainURIPrefixes.count < 16 { plainURIPrefixes.append(prefix) }
         return true
     }
 
