@@ -125,19 +125,26 @@ struct ObjectURICache {
     private static let listed = 16
     private var entries: [(entity: String, prefix: String)] = []
     private var more: [String: String] = [:]
+    /// The entity of the value before: every value, when a fetch's rows are of one entity.
+    private var last: (entity: String, prefix: String)?
 
     mutating func value(_ id: ObjectID) -> OutputValue {
         if id.isTemporary { return .objectID(id.uri) }
-        for entry in entries where entry.entity == id.entityName {
-            return .objectURI(prefix: entry.prefix, key: id.primaryKey)
-        }
-        if let prefix = more[id.entityName] { return .objectURI(prefix: prefix, key: id.primaryKey) }
+        if let last, last.entity == id.entityName { return .objectURI(prefix: last.prefix, key: id.primaryKey) }
+        let prefix = prefix(for: id)
+        last = (id.entityName, prefix)
+        return .objectURI(prefix: prefix, key: id.primaryKey)
+    }
+
+    private mutating func prefix(for id: ObjectID) -> String {
+        for entry in entries where entry.entity == id.entityName { return entry.prefix }
+        if let prefix = more[id.entityName] { return prefix }
         let prefix = ObjectID.uriPrefix(storeUUID: id.storeUUID, entityName: id.entityName)
         if entries.count < Self.listed {
             entries.append((id.entityName, prefix))
         } else {
             more[id.entityName] = prefix
         }
-        return .objectURI(prefix: prefix, key: id.primaryKey)
+        return prefix
     }
 }
