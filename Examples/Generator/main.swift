@@ -86,8 +86,8 @@ enum Hierarchy {
         try StoreLoader.load(output) { loader in
             let folders = try (0..<100).map { try loader.insert("Folder", ["name": "folder \($0)"]) }
             for i in 0..<objects {
-                let entity = concrete[i % concrete.count]
-                let level = concrete.firstIndex(of: entity) ?? 0
+                // The entity's place in `concrete`: 0 for Item, 5 for FamilyRecipe, 8 for LivePhoto.
+                let level = i % concrete.count
                 var values: [String: DatabaseValueConvertible?] = [
                     "name": "item\(i)",
                     "byteCount": random.next(1_000_000),
@@ -103,7 +103,7 @@ enum Hierarchy {
                 if (6...8).contains(level) { values["duration"] = Double(random.next(60_000)) / 100 }
                 if (7...8).contains(level) { values["width"] = 640 + random.next(3360); values["height"] = 480 + random.next(2520) }
                 if level == 8 { values["motionLength"] = Double(random.next(300)) / 100 }
-                try loader.insert(entity, values)
+                try loader.insert(concrete[level], values)
                 if objects >= 100_000, (i + 1) % progressStep == 0 {
                     FileHandle.standardError.write(Data("  \((i + 1) * 100 / objects)% (\(i + 1) objects)\n".utf8))
                 }

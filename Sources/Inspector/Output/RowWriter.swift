@@ -29,7 +29,6 @@ public final class RowWriter {
     @exclusivity(unchecked) private var field = 0
     private var fields: [OutputValue] = []
     private var plainURIPrefixes: [String] = []
-    private var lastPlainURIPrefix: String?
     /// False once the receiver wants no more rows: a command that can stop early does.
     public private(set) var wantsMore = true
 
@@ -140,13 +139,9 @@ public final class RowWriter {
     /// Rows of an entity hierarchy and their relationships' objects change entity from one
     /// value to the next: the prefixes found plain are remembered, a few of them.
     private func isPlain(_ prefix: String) -> Bool {
-        if prefix == lastPlainURIPrefix || plainURIPrefixes.contains(prefix) {
-            lastPlainURIPrefix = prefix
-            return true
-        }
+        if plainURIPrefixes.contains(prefix) { return true }
         guard !prefix.utf8.contains(where: { $0 < 0x20 || $0 == 44 || $0 == 34 || $0 == 92 || $0 == 0x7F }) else { return false }
         if plainURIPrefixes.count < 16 { plainURIPrefixes.append(prefix) }
-        lastPlainURIPrefix = prefix
         return true
     }
 
