@@ -53,6 +53,35 @@ final class ModelBoundWriteTests: ExampleStoreTestCase {
                        try SQLiteShell.read(store, "SELECT count(*) FROM ZCAR"))
     }
 
+    /// A computed value that fails only on the table's last row is found before anything is
+    /// written: checked inside the `UPDATE`, the rows before it (far more than SQLite's page
+    /// cache holds) had already spilled into the `-wal` and a statement journal, and, with
+    /// an app holding the store open, the `-wal` stayed that large after the rollback.
+    func testABatchUpdateThatFailsOnItsLastRowWritesNothing() throws {
+        try SQLiteShell.run(store, """
+            INSERT INTO ZPERSON(Z_PK, Z_ENT, Z_OPT, ZNAME, ZAGE, ZPHOTO)
+              SELECT value + 1000, 3, 1, 'filler' || value, 30, randomblob(512) FROM generate_series(1, 20000);
+            UPDATE ZPERSON SET ZAGE = 2147483000 WHERE Z_PK = 21000;
+            UPDATE Z_PRIMARYKEY SET Z_MAX = 21000 WHERE Z_NAME = 'Person';
+            PRAGMA wal_checkpoint(TRUNCATE);
+            """)
+        // The app: its connection keeps the `-wal` from being removed when cdinspect closes.
+        let app = try RunningChild(["/usr/bin/sqlite3", store])
+        defer { app.closeInput(); _ = app.wait() }
+        app.write("SELECT count(*) FROM ZPERSON;\n")
+        XCTAssertTrue(app.output.expect("20050\n"), app.errors.text)
+        let before = try storeBytes()
+        let failed = try CLI.run(["batch-update", store, "Person", "--set", "age=age+1000"])
+        XCTAssertEqual(failed.status, 1, failed.stderr)
+        XCTAssertEqual(failed.stderr, "cdinspect: error: Person.age: age+1000 fails for Person/p21000: 2147484000 does not fit "
+                       + "an Integer 32 (-2147483648…2147483647); nothing was changed\n")
+        XCTAssertEqual(try storeBytes(), before, "a batch update that failed on its last row changed the store's files")
+
+        let fits = try CLI.run(["batch-update", store, "Person", "--set", "age=age+1", "--where", "age < 100", "--result", "count"])
+        XCTAssertEqual(fits.stdout, "20049\n", fits.stderr)
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZNAME LIKE 'filler%' AND ZAGE = 31"), "19999")
+    }
+
     func testContextWritesOutsideTheModelAreRefusedInOneLine() throws {
         let before = try storeBytes()
         let outOfRange = try CLI.run([store, "-c", "update Person/p1 age=3000000000", "-c", "save"])

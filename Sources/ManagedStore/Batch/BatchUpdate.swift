@@ -3,7 +3,8 @@ import GRDB
 import GRDBSQLite
 
 /// Batch updates: one `UPDATE OR FAIL … SET …, Z_OPT = (Z_OPT + 1) WHERE …` in one exclusive
-/// transaction, past every context (ARCHITECTURE.md "Write paths"; the statement shape is
+/// transaction (after a read-only pass over the same rows when a value is computed, which
+/// `StoredValueCheck` explains), past every context (ARCHITECTURE.md "Write paths"; the statement shape is
 /// Core Data's, sqldebug-log.md "Batch update / batch delete"). No context sees the change
 /// until it refreshes or merges the changed IDs.
 extension Coordinator {
@@ -37,8 +38,12 @@ extension Coordinator {
         var result = try write { db -> BatchResult in
             var result = BatchResult(storeUUID: store.uuid)
             let writer = StoreWriter(db: db, mapping: mapping)
-            if !check.isEmpty { check.register(db) }
             do {
+                if !check.isEmpty {
+                    check.register(db)
+                    let pass = check.pass(table: table, condition: condition)
+                    _ = try writer.execute(pass.sql, pass.arguments)
+                }
                 if wantsIDs {
                     result.changed = try BatchCondition.collect(statement, entity: entity, mapping: mapping, db: db)
                     result.count = result.changed?.values.reduce(0) { $0 + $1.count } ?? 0
@@ -120,7 +125,7 @@ enum BatchUpdateValue {
             }
             throw ContextError.badValue(entity: entity.name, key: a.name, why: "\(text) does not give \(wanted), and \(a.name) is \(a.type.withArticle)")
         }
-        return check.wrap(operand.fragment, expression: text, attribute: a, entity: entity)
+        return check.add(operand.fragment, expression: text, attribute: a, entity: entity)
     }
 }
 

@@ -30,9 +30,15 @@ public enum StoreConnection {
             // `WindowedMappingVFS` gives back the pages a scan has left behind (on Linux; see
             // its `givesPagesBack`). It changes nothing on disk, and writes still go through
             // SQLite's usual path.
+            // A connection that writes reads through SQLite's own cache instead: inside a
+            // write transaction SQLite takes only read-only cursors' pages from the map, but
+            // once a map exists the platform VFS copies every other read out of it, so
+            // those pages would stay resident with nothing to give them back (a batch
+            // update that checks its values first grew to the table's size, 206 MB).
             // sqlite3_exec, not GRDB's `execute(sql:)`, whose first use (it splits the text
             // into statements and checks their arguments) costs more than the pragma.
-            if let connection = db.sqliteConnection, sqlite3_exec(connection, "PRAGMA mmap_size = \(1 << 40)", nil, nil, nil) != SQLITE_OK {
+            if let connection = db.sqliteConnection,
+               sqlite3_exec(connection, "PRAGMA mmap_size = \(readonly ? 1 << 40 : 0)", nil, nil, nil) != SQLITE_OK {
                 throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(connection)),
                                     message: String(cString: sqlite3_errmsg(connection)))
             }

@@ -80,11 +80,18 @@ struct StoredValueRule: Sendable {
     }
 }
 
-/// The SQL function `cdi_check(value, slot, Z_PK, Z_ENT)` a batch update wraps around each
-/// computed value: it passes a value that fits its attribute through unchanged, and stops
-/// the statement at the first row whose value does not, so that the transaction rolls
-/// back before anything is committed. It remembers the failure as a typed error, because
-/// SQLite's error text is only a string.
+/// The SQL function `cdi_check(value, slot, Z_PK, Z_ENT)` and the read-only pass a batch
+/// update runs with it before its `UPDATE`, in the same exclusive transaction: the pass
+/// computes each value on every row the update will change and stops at the first that does
+/// not fit its attribute, so a batch update that fails has written nothing. It remembers
+/// the failure as a typed error, because SQLite's error text is only a string.
+///
+/// Why a pass of its own, not the function inside the `UPDATE`: SQLite gives an `UPDATE`
+/// that calls a function in an open transaction a statement journal, a temporary file
+/// holding the original of every page the statement changes (the size of the table), and a
+/// statement that fails half-way has already spilled its changed pages into the `-wal`,
+/// which stays that large after the rollback. The pass reads the rows once more instead
+/// (1 M rows: see Benchmarks/README.md "Batch update").
 final class StoredValueCheck: @unchecked Sendable {
     struct Slot {
         let entity: String
@@ -103,13 +110,26 @@ final class StoredValueCheck: @unchecked Sendable {
 
     init(entityName: @escaping (Int) -> String?) { self.entityName = entityName }
 
-    /// The fragment that checks `value` for `attribute` on each row of `entity`'s table (as `t0`).
-    func wrap(_ value: SQLFragment, expression: String, attribute: AttributeDescription,
-              entity: EntityMapping) -> SQLFragment {
+    /// The values the pass computes: each one's fragment over `t0`, in slot order.
+    private var values: [SQLFragment] = []
+
+    /// Checks `value` for `attribute` on each row of `entity`'s table (as `t0`) in the pass;
+    /// returns `value`, for the `UPDATE` to set as it is.
+    func add(_ value: SQLFragment, expression: String, attribute: AttributeDescription,
+             entity: EntityMapping) -> SQLFragment {
         let rule = StoredValueRule(attribute: attribute)
         slots.append(Slot(entity: entity.name, expression: expression, rule: rule, integersThatFit: rule.integersThatFit))
         let entityColumn = entity.entityColumn.map { "t0." + SQL.identifier($0) } ?? String(entity.entityID ?? 0)
-        return SQLFragment("cdi_check(") + value + SQLFragment(", \(slots.count - 1), t0.Z_PK, \(entityColumn))")
+        values.append(SQLFragment("count(cdi_check(") + value + SQLFragment(", \(slots.count - 1), t0.Z_PK, \(entityColumn)))"))
+        return value
+    }
+
+    /// The pass over `table`'s rows that satisfy `condition` (nil: every row): one aggregate
+    /// per value, so SQLite steps through the rows without handing any back.
+    func pass(table: String, condition: SQLFragment?) -> SQLFragment {
+        var query = "SELECT " + SQLFragment.joined(values, separator: ", ") + " FROM \(table) AS t0"
+        if let condition { query = query + " WHERE " + condition }
+        return query
     }
 
     var isEmpty: Bool { slots.isEmpty }
