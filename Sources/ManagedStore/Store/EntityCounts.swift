@@ -89,13 +89,16 @@ public struct EntityCounts: Sendable {
         guard let bounds = try Row.fetchOne(db, sql: "SELECT (SELECT min(Z_PK) FROM \(table)), (SELECT max(Z_PK) FROM \(table))"),
               let low: Int64 = bounds.lenient(0), let high: Int64 = bounds.lenient(1) else { return ids[0] }
         let span = Double(high) - Double(low)
-        let keys = (0..<probes).map { Int64(Double(low) + span * Double($0) / Double(probes - 1)) }
-        let sql = "SELECT " + keys.map { "(SELECT \(column) FROM \(table) WHERE Z_PK >= \($0) ORDER BY Z_PK LIMIT 1)" }
-            .joined(separator: ", ")
-        guard let row = try Row.fetchOne(db, sql: sql) else { return ids[0] }
+        // One statement, run once per key. One statement of 17 subqueries holds a page in
+        // as many windows of the map at once, and `entities` on a million people peaked at
+        // 50-60 MB with it, against 34 MB this way (and without probes).
+        let probe = try db.makeStatement(sql: "SELECT \(column) FROM \(table) WHERE Z_PK >= ? ORDER BY Z_PK LIMIT 1")
         var seen: [Int: Int] = [:]
         for i in 0..<probes {
-            if let id: Int = row.lenient(i), ids.contains(id) { seen[id, default: 0] += 1 }
+            let key = Int64(Double(low) + span * Double(i) / Double(probes - 1))
+            if let row = try Row.fetchOne(probe, arguments: [key]), let id: Int = row.lenient(0), ids.contains(id) {
+                seen[id, default: 0] += 1
+            }
         }
         return ids.max { (seen[$0] ?? 0) < (seen[$1] ?? 0) } ?? ids[0]
     }
