@@ -39,4 +39,14 @@ final class EntityCountsTests: ExampleStoreTestCase {
         XCTAssertEqual(try counts().filter { after.keys.contains($0.key) }, after)
         XCTAssertEqual(try counts()["Person"], 50)
     }
+
+    /// A hand-edited table without `Z_PK` (which the count's probes read) is still counted.
+    func testATableWithoutKeysIsStillCounted() throws {
+        try SQLiteShell.run(store, """
+            CREATE TABLE T2 AS SELECT Z_ENT, Z_OPT, ZOWNER, ZNAME, ZPLATE, ZYEAR, ZTOPSPEED FROM ZCAR;
+            DROP TABLE ZCAR; ALTER TABLE T2 RENAME TO ZCAR; CREATE INDEX ZCAR_Z_ENT_INDEX ON ZCAR (Z_ENT)
+            """)
+        let expected = try truth()
+        XCTAssertEqual(try counts().filter { expected.keys.contains($0.key) }, expected)
+    }
 }

@@ -4,9 +4,9 @@ import GRDBSQLite
 
 /// Batch updates: one `UPDATE OR FAIL … SET …, Z_OPT = (Z_OPT + 1) WHERE …` in one exclusive
 /// transaction (after a read-only pass over the same rows when a value is computed, which
-/// `StoredValueCheck` explains), past every context (ARCHITECTURE.md "Write paths"; the statement shape is
-/// Core Data's, sqldebug-log.md "Batch update / batch delete"). No context sees the change
-/// until it refreshes or merges the changed IDs.
+/// `StoredValueCheck` explains), past every context (ARCHITECTURE.md "Write paths"; the
+/// statement shape is Core Data's, sqldebug-log.md "Batch update / batch delete"). No
+/// context sees the change until it refreshes or merges the changed IDs.
 extension Coordinator {
     public func execute(_ request: BatchUpdateRequest, collectingIDs: Bool = false, origin: HistoryOrigin? = nil) throws -> BatchResult {
         let entity = try store.entity(request.entityName)

@@ -52,7 +52,9 @@ public struct EntityCounts: Sendable {
               try indexLeads(db, table: table, column: column) else {
             return try groupedCounts(db, table: quoted, column: entity)
         }
-        let largest = try mostNumerous(db, quoted: quoted, column: entity, ids: ids)
+        // Only a guess: a table the probes cannot read (a hand-edited one without `Z_PK`)
+        // is still counted, the first ID taking the rest.
+        let largest = (try? mostNumerous(db, quoted: quoted, column: entity, ids: ids)) ?? first
         let counted = ids.filter { $0 != largest }
         func count(_ condition: String) -> String { "(SELECT COUNT(*) FROM \(quoted) WHERE \(condition))" }
         var strays = [count("\(entity) IS NULL"), count("\(entity) < \(first)"), count("\(entity) > \(last)")]

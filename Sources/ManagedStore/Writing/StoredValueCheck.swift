@@ -91,7 +91,8 @@ struct StoredValueRule: Sendable {
 /// holding the original of every page the statement changes (the size of the table), and a
 /// statement that fails half-way has already spilled its changed pages into the `-wal`,
 /// which stays that large after the rollback. The pass reads the rows once more instead
-/// (1 M rows: see Benchmarks/README.md "Batch update").
+/// (Benchmarks/README.md, "The batch update's check
+/// pass").
 final class StoredValueCheck: @unchecked Sendable {
     struct Slot {
         let entity: String
