@@ -47,6 +47,8 @@ if [ ! -f "$deep" ]; then
     echo "== writing $people objects in a deep hierarchy to $deep" >&2
     "$bin/cdi-example-store" "$deep" --objects "$people" --model Benchmarks/Hierarchy.xcdatamodeld >&2
 fi
+# Every store starts as read from disk, as the main one does (`from_disk`, common.sh).
+from_disk "$small" "$small-wal" "$big" "$big-wal" "$deep" "$deep-wal"
 deep_uri="file:$deep?mode=ro"
 deep_sql=$("$bin/cdinspect" explain "$deep" Item | head -1)
 deep_where="--where 'byteCount > 300000'"
