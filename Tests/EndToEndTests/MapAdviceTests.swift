@@ -28,9 +28,14 @@ final class MapAdviceTests: ExampleStoreTestCase {
         XCTAssertFalse(storeMaps.isEmpty, "the store is not mapped")
         // Linux names the advice `hg` among a region's flags.
         for region in storeMaps { XCTAssertTrue(region.flags.contains("hg"), "\(region.range): \(region.flags)") }
-        // The advice stops at the map's end: no other region was given it.
-        let others = regions.filter { $0.path != path && $0.flags.contains("hg") }
-        XCTAssertTrue(others.isEmpty, others.map { "\($0.range) \($0.path)" }.joined(separator: "\n"))
+        // The advice stops at the map's end: every region given it is a read-only shared map
+        // of a file, as SQLite's maps are (other tests running beside this one open stores
+        // of their own), never the heap, a stack or a library beside the map.
+        let others = regions.filter {
+            $0.flags.contains("hg") && !($0.path.hasPrefix("/") && $0.flags.contains("ms") && !$0.flags.contains("wr")
+                && !$0.flags.contains("ex"))
+        }
+        XCTAssertTrue(others.isEmpty, others.map { "\($0.range) \($0.path) \($0.flags)" }.joined(separator: "\n"))
         #else
         throw XCTSkip("the advice is Linux's; elsewhere the main file is read without the map")
         #endif
