@@ -212,10 +212,9 @@ public enum WindowedMappingVFS {
             }
             let rc = WindowedMappingVFS.methods(file!).xFetch(WindowedMappingVFS.real(file!), offset, amount, pointer)
             if rc == SQLITE_OK, let page = pointer?.pointee, let windows = WindowedMappingVFS.windows(file!) {
-                if windows.isNewMap(page, offset: offset) {
+                if windows.fetched(page, offset: offset, length: amount) {
                     WindowedMappingVFS.adviseLargePages(file!, base: page - Int(offset), pageSize: amount)
                 }
-                windows.fetched(page, offset: offset, length: amount)
             }
             return rc
         },
@@ -266,21 +265,19 @@ final class MappingWindows {
 
     deinit { slots.deallocate() }
 
-    /// Whether `page`, at `offset` in the file, comes from another map than the pages before.
-    func isNewMap(_ page: UnsafeMutableRawPointer, offset: Int64) -> Bool {
-        page - Int(offset) != mapBase
-    }
-
-    func fetched(_ page: UnsafeMutableRawPointer, offset: Int64, length: Int32) {
+    /// Records a page SQLite was handed; true when it comes from another map than the
+    /// pages before (SQLite has just made the map).
+    func fetched(_ page: UnsafeMutableRawPointer, offset: Int64, length: Int32) -> Bool {
         let base = page - Int(offset)
-        if base != mapBase {
+        let isNewMap = base != mapBase
+        if isNewMap {
             // A new map (SQLite remaps only with nothing held): the old map's windows may
             // be gone, and must never be touched.
             forget()
             mapBase = base
         }
         let index = offset >> Self.windowShift
-        guard let slot = find(index) ?? claim(index) else { return }
+        guard let slot = find(index) ?? claim(index) else { return isNewMap }
         if slots[slot].held == 0, slots[slot].idleSince > 0 {
             slots[slot].idleSince = 0
             idleCount -= 1
@@ -288,6 +285,7 @@ final class MappingWindows {
         slots[slot].held += 1
         mappedThrough = max(mappedThrough, offset + Int64(length))
         last = slot
+        return isNewMap
     }
 
     func released(offset: Int64) {
