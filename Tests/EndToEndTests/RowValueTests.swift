@@ -78,6 +78,46 @@ final class RowValueTests: ExampleStoreTestCase {
         coordinator.close()
     }
 
+    /// `withValues`, the one call a row that the fetch command makes, hands over what
+    /// `withValue` hands over key by key: for rows, for a key read through the object (a
+    /// key path), and for an object the context holds with an unsaved change.
+    func testAllOfARowsValuesComeAsEachKeysValueComes() throws {
+        let coordinator = Coordinator(store: try PersistentStore(path: store, options: .init(readonly: true)))
+        let context = Context(name: "main", coordinator: coordinator)
+        let changed = try context.existingObject(with: try context.objectID(parsing: "Person/p2"))
+        try context.update(changed, values: [(key: "name", text: "'changed'")])
+        let request = FetchRequest(entityName: "Person", sortDescriptors: [.init(keyPath: "name")])
+        for keys in [["name", "age", "birthday", "photo"], ["age", "name.length", "name"]] {
+            var rows = 0
+            try context.fetch(request, keys: keys) { object in
+                var each: [String] = []
+                for i in keys.indices { try object.withValue(i) { each.append(Self.shown($0)) } }
+                var all: [String] = []
+                try object.withValues { all.append(Self.shown($0)) }
+                XCTAssertEqual(all, each, "\(keys) of \(object.objectID.uri)")
+                XCTAssertEqual(all.count, keys.count)
+                if object.objectID.primaryKey == 2 { XCTAssertEqual(all[keys.firstIndex(of: "name") ?? 0], "string(\"changed\")") }
+                rows += 1
+            }
+            XCTAssertEqual(rows, 50, "\(keys)")
+        }
+        coordinator.close()
+    }
+
+    /// A value handed over as text: in place or decoded, the same string.
+    private static func shown(_ value: RowValue) -> String {
+        switch value {
+        case .text(let bytes): return "string(\"\(String(decoding: bytes, as: UTF8.self))\")"
+        case .decoded(.attribute(.string(let s))): return "string(\"\(s)\")"
+        case .decoded(let v): return "\(v)"
+        case .null: return "null"
+        case .integer(let i): return "integer(\(i))"
+        case .real(let d): return "real(\(d))"
+        case .bool(let b): return "bool(\(b))"
+        case .date(let d): return "date(\(d))"
+        }
+    }
+
     /// Drops the objectID column (and JSON's key, line's label) that only an objects fetch has.
     private func withoutObjectIDs(_ text: String, format: String) -> String {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -62,9 +62,7 @@ public struct FetchCommand: SessionCommand {
                     writer.beginRow()
                     writer.add(shown.uris.value(fetched.objectID))
                     // Each value as the row holds it: a plain attribute straight from SQLite.
-                    for i in keys.indices {
-                        try fetched.withValue(i) { shown.add($0, to: writer) }
-                    }
+                    try fetched.withValues { shown.add($0, to: writer) }
                     writer.endRow()
                 }
             }
