@@ -60,7 +60,7 @@ public struct FetchedRow {
             } else if let place = unread.places[slot], let value = place.read(unread.columns) {
                 try body(value)
             } else {
-                try body(.decoded(unread.plan.decode(unread.columns, unread.plan.decoders[slot])))
+                try body(.decoded(value(at: slot)))
             }
         }
     }
