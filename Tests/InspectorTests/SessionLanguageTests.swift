@@ -42,6 +42,36 @@ final class SessionLanguageTests: XCTestCase {
         XCTAssertEqual(csvField("a,\"b\"\nc"), "\"a,\"\"b\"\"\nc\"")
     }
 
+    /// Dates are formatted by hand, straight into the sink's buffer: every one must read as
+    /// Foundation's ISO 8601 formatter writes the same instant (milliseconds only when the
+    /// value has a fraction), across the years a store holds (from 1589: Foundation counts earlier dates in the Julian calendar) and at the sink's buffer edge.
+    func testDatesReadAsFoundationWritesThem() {
+        let whole = ISO8601DateFormatter()
+        whole.timeZone = TimeZone(identifier: "UTC")
+        let fractional = ISO8601DateFormatter()
+        fractional.timeZone = TimeZone(identifier: "UTC")
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var values: [Double] = [0, -1, 1, 0.5, -0.25, 59.999, 86_399, 86_400, -978_307_200, 700_000_000.5,
+                                252_460_800_000, 951_782_400, -3_187_296_000]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 { values.append(Double(Int64.random(in: -13_000_000_000...250_000_000_000, using: &generator))) }
+        for _ in 0..<2_000 { values.append(Double(Int64.random(in: -3_000_000_000...3_000_000_000, using: &generator)) / 1000) }
+        let sink = OutputSink(collectingWithWidth: nil)
+        var expected = ""
+        for value in values {
+            let date = Date(timeIntervalSinceReferenceDate: value)
+            let text = value.rounded() == value ? whole.string(from: date) : fractional.string(from: date)
+            XCTAssertEqual(OutputValue.isoDate(value), text, "\(value)")
+            XCTAssertTrue(sink.isoDate(value))
+            sink.byte(10)
+            expected += text + "\n"
+        }
+        XCTAssertFalse(sink.isoDate(.nan))
+        XCTAssertFalse(sink.isoDate(1e14))
+        sink.flush()
+        XCTAssertEqual(String(decoding: sink.collected, as: UTF8.self), expected)
+    }
+
     /// The sink copies into a buffer of its own: writes larger than it, and many small
     /// ones across its edge, come out whole and in order, to a file or collected.
     func testSinkKeepsWritesLargerThanItsBuffer() throws {

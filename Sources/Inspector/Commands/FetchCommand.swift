@@ -60,7 +60,7 @@ public struct FetchCommand: SessionCommand {
                 try c.fetch(request, keys: keys, options: options) { fetched in
                     if holds { holds = try hold(fetched.object) }
                     writer.beginRow()
-                    writer.add(shown.uris.value(fetched.objectID))
+                    writer.add(shown.uris.value(of: fetched))
                     // Each value as the row holds it: a plain attribute straight from SQLite.
                     try fetched.withValues { shown.add($0, to: writer) }
                     writer.endRow()
@@ -125,6 +125,13 @@ struct ObjectURICache {
     private var more: [String: String] = [:]
     /// The entity of the value before: every value, when a fetch's rows are of one entity.
     private var last: (entity: String, prefix: String)?
+
+    /// A fetched object's URI from its entity and key, without making its ID.
+    mutating func value(of object: FetchedObject) -> OutputValue {
+        let key = object.primaryKey
+        if key > 0, let last, last.entity == object.entityName { return .objectURI(prefix: last.prefix, key: key) }
+        return value(object.objectID)
+    }
 
     mutating func value(_ id: ObjectID) -> OutputValue {
         if id.isTemporary { return .objectID(id.uri) }

@@ -35,9 +35,24 @@ public enum OutputValue: Sendable, Equatable {
         withISODate(referenceSeconds) { String(decoding: $0, as: UTF8.self) } ?? formatReal(referenceSeconds)
     }
 
+    /// The most bytes `writeISODate` writes: `-YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    static let isoDateMaxLength = 25
+
     /// Hands the ISO 8601 bytes of a date to `body` from a buffer on the stack, so output
     /// can copy them without a String; nil for a value no calendar date fits.
     static func withISODate<R>(_ referenceSeconds: Double, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &storage) { raw in
+            let out = raw.bindMemory(to: UInt8.self)
+            guard let base = out.baseAddress, let n = writeISODate(referenceSeconds, to: base) else { return nil }
+            return body(UnsafeBufferPointer(rebasing: out[..<n]))
+        }
+    }
+
+    /// Writes the ISO 8601 bytes of a date at `out` (room for `isoDateMaxLength`) and
+    /// returns how many; nil, writing nothing, for a value no calendar date fits. Output
+    /// writes a fetch's dates straight into its buffer this way, one per row.
+    static func writeISODate(_ referenceSeconds: Double, to out: UnsafeMutablePointer<UInt8>) -> Int? {
         guard referenceSeconds.isFinite, abs(referenceSeconds) < 1e13 else { return nil }
         let unix = referenceSeconds + referenceDateOffset
         var seconds = Int64(unix.rounded(.down))
@@ -57,23 +72,28 @@ public enum OutputValue: Sendable, Equatable {
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        return withUnsafeMutableBytes(of: &storage) { raw in
-            let out = raw.bindMemory(to: UInt8.self)
-            var n = 0
-            func put(_ byte: UInt8) { out[n] = byte; n += 1 }
-            func digits(_ value: Int64, _ width: Int) {
-                var v = value
-                for i in stride(from: n + width - 1, through: n, by: -1) { out[i] = UInt8(48 + v % 10); v /= 10 }
-                n += width
-            }
-            if year < 0 { put(45) }
-            digits(Swift.abs(year) % 10_000, 4); put(45); digits(month, 2); put(45); digits(day, 2)
-            put(84); digits(rest / 3600, 2); put(58); digits(rest / 60 % 60, 2); put(58); digits(rest % 60, 2)
-            if hasFraction { put(46); digits(millis, 3) }
-            put(90)
-            return body(UnsafeBufferPointer(rebasing: out[..<n]))
+        var p = out
+        if year < 0 { p[0] = 45; p += 1 }
+        let y = Swift.abs(year) % 10_000
+        twoDigits(y / 100, p); twoDigits(y % 100, p + 2); p[4] = 45
+        twoDigits(month, p + 5); p[7] = 45
+        twoDigits(day, p + 8); p[10] = 84
+        twoDigits(rest / 3600, p + 11); p[13] = 58
+        twoDigits(rest / 60 % 60, p + 14); p[16] = 58
+        twoDigits(rest % 60, p + 17)
+        p += 19
+        if hasFraction {
+            p[0] = 46; p[1] = UInt8(truncatingIfNeeded: 48 + millis / 100); twoDigits(millis % 100, p + 2)
+            p += 4
         }
+        p[0] = 90
+        return p + 1 - out
+    }
+
+    @inline(__always)
+    private static func twoDigits(_ value: Int64, _ out: UnsafeMutablePointer<UInt8>) {
+        out[0] = UInt8(truncatingIfNeeded: 48 + value / 10)
+        out[1] = UInt8(truncatingIfNeeded: 48 + value % 10)
     }
 
     static func formatReal(_ d: Double) -> String {
@@ -174,7 +194,7 @@ public enum OutputValue: Sendable, Equatable {
             sink.write(prefix)
             sink.integer(key)
         case .date(let d):
-            if OutputValue.withISODate(d, { sink.bytes(UnsafeRawBufferPointer($0)) }) == nil { sink.write(OutputValue.formatReal(d)) }
+            if !sink.isoDate(d) { sink.write(OutputValue.formatReal(d)) }
         case .uuid(let u): OutputValue.withUUIDText(u) { sink.bytes(UnsafeRawBufferPointer($0)) }
         default: sink.write(text)
         }

@@ -46,8 +46,8 @@ extension Context {
             var emitted = 0
             _ = try readStore { db in
                 try plan.forEach(db, decoding: cursor.needed) { row in
-                    guard let id = row.objectID else { return }
-                    try body(cursor.fetched(id, row))
+                    guard let key = row.key else { return }
+                    try body(cursor.fetched(key, row))
                     emitted += 1
                 }
             }
@@ -72,8 +72,8 @@ extension Context {
         }
         _ = try readStore { db in
             try plan.forEach(db, decoding: cursor.needed) { row in
-                guard let id = row.objectID else { return }
-                let fetched = try cursor.fetched(id, row)
+                guard let key = row.key else { return }
+                let fetched = try cursor.fetched(key, row)
                 if next < matches.count {
                     // Placing unsaved matches among the rows compares objects.
                     let object = try fetched.object()

@@ -10,7 +10,9 @@ import Foundation
 /// registered; here the objects are not made in the first place, so a context fetch costs
 /// what reading the rows costs.
 public struct FetchedObject {
-    public let objectID: ObjectID
+    /// The row's entity and primary key: the ID is made from them only when asked for, so
+    /// that handing an object on copies no string.
+    private let key: RowKey
     /// The object the context has for the row, if it had one; else the row's own values.
     /// Two plain fields rather than an enum: reading a value then borrows the row instead
     /// of copying it, which at ten values a row and a million rows is most of a fetch.
@@ -18,12 +20,19 @@ public struct FetchedObject {
     private let row: FetchedRow
     private let cursor: FetchCursor
 
-    fileprivate init(_ objectID: ObjectID, registered: ManagedObject?, row: FetchedRow, _ cursor: FetchCursor) {
-        self.objectID = objectID
+    fileprivate init(_ key: RowKey, registered: ManagedObject?, row: FetchedRow, _ cursor: FetchCursor) {
+        self.key = key
         self.registered = registered
         self.row = row
         self.cursor = cursor
     }
+
+    public var objectID: ObjectID { registered?.objectID ?? cursor.plan.objectID(key) }
+
+    /// The object ID's entity and primary key, without making the ID: what a URI needs
+    /// once its entity's prefix is known.
+    public var entityName: String { registered?.objectID.entityName ?? cursor.plan.entityName(key) }
+    public var primaryKey: Int64 { key.primaryKey }
 
     /// The value of the `index`th key the fetch was asked for. A key the row does not hold
     /// (a key path, a to-many relationship) is read through the object, firing its fault.
@@ -55,7 +64,7 @@ public struct FetchedObject {
     /// The registered object, made now (a fault holding the fetched row) if it was not.
     public func object() throws -> ManagedObject {
         if let registered { return registered }
-        return try cursor.context.registerFetched(objectID, try row.complete(), plan: cursor.plan, options: cursor.options)
+        return try cursor.context.registerFetched(cursor.plan.objectID(key), try row.complete(), plan: cursor.plan, options: cursor.options)
     }
 }
 
@@ -105,18 +114,19 @@ final class FetchCursor {
     }
 
     /// The row as the fetch hands it over: the registered object updated from it, or the row.
-    func fetched(_ id: ObjectID, _ row: FetchedRow) throws -> FetchedObject {
-        if let object = registered?[id.primaryKey] {
+    func fetched(_ key: RowKey, _ row: FetchedRow) throws -> FetchedObject {
+        if let object = registered?[key.primaryKey] {
             try context.takeFetched(try row.complete(), into: object, plan: plan, options: options)
-            return FetchedObject(id, registered: object, row: row, self)
+            return FetchedObject(key, registered: object, row: row, self)
         }
-        let fetched = FetchedObject(id, registered: nil, row: row, self)
+        let fetched = FetchedObject(key, registered: nil, row: row, self)
         // Registered objects are kept alive: each must be registered as it is fetched.
         if registersEveryRow { _ = try fetched.object() }
         return fetched
     }
 
     func fetched(_ object: ManagedObject) -> FetchedObject {
-        FetchedObject(object.objectID, registered: object, row: FetchedRow(objectID: nil, values: []), self)
+        FetchedObject(RowKey(entityID: -1, primaryKey: object.objectID.primaryKey), registered: object,
+                      row: FetchedRow(objectID: nil, key: nil, values: []), self)
     }
 }

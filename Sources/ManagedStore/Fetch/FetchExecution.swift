@@ -2,11 +2,22 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
+/// Where a fetched object's row is: its entity (`Z_ENT`) and primary key. Two numbers, so
+/// that handing a row on copies no string (an `ObjectID` holds two); the ID is made from
+/// them when something asks for it.
+public struct RowKey: Sendable, Hashable {
+    public let entityID: Int64
+    public let primaryKey: Int64
+}
+
 /// One fetched object (or dictionary): its ID when the result type has one, and its
 /// property values in the plan's order, as an object holds them (a to-one relationship as
 /// the destination's ID), so that handing a value on copies it once and converts nothing.
 public struct FetchedRow {
-    public let objectID: ObjectID?
+    /// The object ID of a row decoded whole; a row read in place makes it from `key`.
+    private let decodedID: ObjectID?
+    /// The row's entity and primary key, when the result type has object IDs.
+    public let key: RowKey?
     /// In a row read with `decoding:`, the properties not asked for hold `.toOne(nil)` until
     /// `complete()` reads them.
     public let values: [ObjectValue]
@@ -16,10 +27,18 @@ public struct FetchedRow {
     fileprivate var unread: UnreadColumns? = nil
     fileprivate var sequence = 0
 
-    init(objectID: ObjectID?, values: [ObjectValue], version: Int64? = nil) {
-        self.objectID = objectID
+    init(objectID: ObjectID?, key: RowKey?, values: [ObjectValue], version: Int64? = nil) {
+        decodedID = objectID
+        self.key = key
         self.values = values
         self.version = version
+    }
+
+    /// The row's object ID, when the result type has one.
+    public var objectID: ObjectID? {
+        if let decodedID { return decodedID }
+        guard let key, let unread else { return nil }
+        return unread.plan.objectID(key)
     }
 
     /// The row with every property decoded. Only while the fetch is on this row, inside the
@@ -28,7 +47,7 @@ public struct FetchedRow {
         guard let unread else { return self }
         guard unread.sequence == sequence else { throw FetchError.rowNoLongerCurrent }
         var values: [ObjectValue] = []
-        return unread.plan.decode(unread.columns, into: &values, needed: nil)
+        return unread.plan.decode(unread.columns, into: &values, needed: nil, identified: true)
     }
 
     /// The `index`th property's value. One the row was read without is decoded now, only
@@ -118,14 +137,14 @@ extension FetchPlan {
             var buffer: [ObjectValue] = []
             buffer.reserveCapacity(decoders.count)
             guard let needed, needed.contains(false) else {
-                return try stream(columns, db) { try body(decode(columns, into: &buffer, needed: nil)) }
+                return try stream(columns, db) { try body(decode(columns, into: &buffer, needed: nil, identified: true)) }
             }
             let unread = UnreadColumns(plan: self, columns: columns, needed: needed)
             // Keys that are all read in place leave nothing to decode but the object's ID.
             let decodesAny = needed.contains(true)
             return try stream(columns, db) {
                 unread.sequence += 1
-                var row = decodesAny ? decode(columns, into: &buffer, needed: needed) : identify(columns)
+                var row = decodesAny ? decode(columns, into: &buffer, needed: needed, identified: false) : identify(columns)
                 row.unread = unread
                 row.sequence = unread.sequence
                 try body(row)
@@ -145,7 +164,7 @@ extension FetchPlan {
             try columns.bind(batch.map(\.databaseValue), db)
             var buffer: [ObjectValue] = []
             try stream(columns, db) {
-                rows[columns.int64(1)] = decode(columns, into: &buffer, needed: nil)
+                rows[columns.int64(1)] = decode(columns, into: &buffer, needed: nil, identified: true)
                 buffer = []
             }
             for id in batch {
@@ -182,20 +201,32 @@ extension FetchPlan {
         return count
     }
 
-    /// The row's object ID, when the result type has one.
-    func objectID(_ row: ColumnReader) -> ObjectID? {
+    /// The row's entity and primary key, when the result type has object IDs.
+    func key(_ row: ColumnReader) -> RowKey? {
         guard let primaryKeyIndex, let entityIndex else { return nil }
-        return makeObjectID(entityID: row.int64(entityIndex), fallback: entity.name, primaryKey: row.int64(primaryKeyIndex))
+        return RowKey(entityID: row.int64(entityIndex), primaryKey: row.int64(primaryKeyIndex))
     }
 
-    /// A row with nothing decoded but its ID and version, every value read later from the
+    /// The object ID of a row of this plan.
+    func objectID(_ key: RowKey) -> ObjectID {
+        makeObjectID(entityID: key.entityID, fallback: entity.name, primaryKey: key.primaryKey)
+    }
+
+    /// The name of the entity of a row of this plan.
+    func entityName(_ key: RowKey) -> String {
+        key.entityID >= 0 && key.entityID < entityNames.count ? entityNames[Int(key.entityID)] ?? entity.name : entity.name
+    }
+
+    /// A row with nothing decoded but its key and version, every value read later from the
     /// statement while it is on the row.
     private func identify(_ row: ColumnReader) -> FetchedRow {
-        FetchedRow(objectID: objectID(row), values: [], version: versionIndex.map { row.int64($0) })
+        FetchedRow(objectID: nil, key: key(row), values: [], version: versionIndex.map { row.int64($0) })
     }
 
-    func decode(_ row: ColumnReader, into values: inout [ObjectValue], needed: [Bool]?) -> FetchedRow {
-        let objectID = objectID(row)
+    /// The row's values; with `identified`, its object ID made now, for a row that will
+    /// not have its statement to make it from later.
+    func decode(_ row: ColumnReader, into values: inout [ObjectValue], needed: [Bool]?, identified: Bool) -> FetchedRow {
+        let key = key(row)
         values.removeAll(keepingCapacity: true)
         // Two loops rather than a test per value: every row of a full fetch takes the first.
         if let needed {
@@ -205,7 +236,8 @@ extension FetchPlan {
         } else {
             for decoder in decoders { values.append(decode(row, decoder)) }
         }
-        return FetchedRow(objectID: objectID, values: values, version: versionIndex.map { row.int64($0) })
+        return FetchedRow(objectID: identified ? key.map(objectID) : nil, key: key, values: values,
+                          version: versionIndex.map { row.int64($0) })
     }
 
     @inline(__always)
