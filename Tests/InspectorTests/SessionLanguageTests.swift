@@ -51,7 +51,7 @@ final class SessionLanguageTests: XCTestCase {
         let fractional = ISO8601DateFormatter()
         fractional.timeZone = TimeZone(identifier: "UTC")
         fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        var values: [Double] = [0, -1, 1, 0.5, -0.25, 59.999, 86_399, 86_400, -978_307_200, 700_000_000.5,
+        var values: [Double] = [9_999_999_999_999, 0, -1, 1, 0.5, -0.25, 59.999, 86_399, 86_400, -978_307_200, 700_000_000.5,
                                 252_460_800_000, 951_782_400, -3_187_296_000]
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2_000 { values.append(Double(Int64.random(in: -13_000_000_000...250_000_000_000, using: &generator))) }

@@ -35,8 +35,9 @@ public enum OutputValue: Sendable, Equatable {
         withISODate(referenceSeconds) { String(decoding: $0, as: UTF8.self) } ?? formatReal(referenceSeconds)
     }
 
-    /// The most bytes `writeISODate` writes: `-YYYY-MM-DDTHH:MM:SS.mmmZ`.
-    static let isoDateMaxLength = 25
+    /// The most bytes `writeISODate` writes: `-YYYYYY-MM-DDTHH:MM:SS.mmmZ` (a year of six
+    /// digits at most, for the values it accepts).
+    static let isoDateMaxLength = 27
 
     /// Hands the ISO 8601 bytes of a date to `body` from a buffer on the stack, so output
     /// can copy them without a String; nil for a value no calendar date fits.
@@ -62,38 +63,63 @@ public enum OutputValue: Sendable, Equatable {
         var days = seconds / 86_400
         var rest = seconds % 86_400
         if rest < 0 { rest += 86_400; days -= 1 }
-        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm). Past the era,
+        // every quantity is small and not negative: unsigned 32-bit division by a constant
+        // is a multiply and a shift, about half the work of the signed 64-bit one, and a
+        // fetch formats a date per row.
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
+        let doe = UInt32(truncatingIfNeeded: z - era * 146_097)
         let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
         let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
         let mp = (5 * doy + 2) / 153
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        let year = Int64(yoe) + era * 400 + (month <= 2 ? 1 : 0)
+        let time = UInt32(truncatingIfNeeded: rest)
         var p = out
         if year < 0 { p[0] = 45; p += 1 }
-        let y = Swift.abs(year) % 10_000
+        // Years past 9999 take as many digits as they need, as Foundation writes them.
+        var high = Swift.abs(year) / 10_000
+        if high > 0 {
+            var width = 0
+            while high > 0 { width += 1; high /= 10 }
+            high = Swift.abs(year) / 10_000
+            for i in stride(from: width - 1, through: 0, by: -1) { p[i] = UInt8(truncatingIfNeeded: 48 + high % 10); high /= 10 }
+            p += width
+        }
+        let y = UInt32(truncatingIfNeeded: Swift.abs(year) % 10_000)
         twoDigits(y / 100, p); twoDigits(y % 100, p + 2); p[4] = 45
         twoDigits(month, p + 5); p[7] = 45
         twoDigits(day, p + 8); p[10] = 84
-        twoDigits(rest / 3600, p + 11); p[13] = 58
-        twoDigits(rest / 60 % 60, p + 14); p[16] = 58
-        twoDigits(rest % 60, p + 17)
+        twoDigits(time / 3600, p + 11); p[13] = 58
+        twoDigits(time / 60 % 60, p + 14); p[16] = 58
+        twoDigits(time % 60, p + 17)
         p += 19
         if hasFraction {
-            p[0] = 46; p[1] = UInt8(truncatingIfNeeded: 48 + millis / 100); twoDigits(millis % 100, p + 2)
+            let ms = UInt32(truncatingIfNeeded: millis)
+            p[0] = 46; p[1] = UInt8(truncatingIfNeeded: 48 + ms / 100); twoDigits(ms % 100, p + 2)
             p += 4
         }
         p[0] = 90
         return p + 1 - out
     }
 
+    /// "00" to "99", for writing two digits with one copy. Computed, so that reading it
+    /// is the literal's address and not a lazily made global's check.
+    private static var digitPairs: StaticString {
+        """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
+    }
+
     @inline(__always)
-    private static func twoDigits(_ value: Int64, _ out: UnsafeMutablePointer<UInt8>) {
-        out[0] = UInt8(truncatingIfNeeded: 48 + value / 10)
-        out[1] = UInt8(truncatingIfNeeded: 48 + value % 10)
+    private static func twoDigits(_ value: UInt32, _ out: UnsafeMutablePointer<UInt8>) {
+        let pair = digitPairs.utf8Start + Int(value) * 2
+        out[0] = pair[0]
+        out[1] = pair[1]
     }
 
     static func formatReal(_ d: Double) -> String {

@@ -68,10 +68,15 @@ public struct FetchedRow {
     /// it. One call a row: the statement is reached, and the row's hold on it counted, once
     /// rather than once per key (`perf stat` on uprobes over `swift_retain`).
     func withValues(at slots: some Collection<Int>, _ body: (RowValue) throws -> Void) throws {
-        guard let unread else {
+        // The statement without a count of its own: the row, borrowed for this call, holds it.
+        guard let statement = unread.map(Unmanaged.passUnretained) else {
             for slot in slots { try body(.decoded(values[slot])) }
             return
         }
+        try statement._withUnsafeGuaranteedRef { try withValues(at: slots, of: $0, body) }
+    }
+
+    private func withValues(at slots: some Collection<Int>, of unread: UnreadColumns, _ body: (RowValue) throws -> Void) throws {
         guard unread.sequence == sequence else { throw FetchError.rowNoLongerCurrent }
         for slot in slots {
             if unread.decoded(slot) {
@@ -217,10 +222,11 @@ extension FetchPlan {
         key.entityID >= 0 && key.entityID < entityNames.count ? entityNames[Int(key.entityID)] ?? entity.name : entity.name
     }
 
-    /// A row with nothing decoded but its key and version, every value read later from the
-    /// statement while it is on the row.
+    /// A row with nothing decoded but its key, every value read later from the statement
+    /// while it is on the row.
     private func identify(_ row: ColumnReader) -> FetchedRow {
-        FetchedRow(objectID: nil, key: key(row), values: [], version: versionIndex.map { row.int64($0) })
+        // No version: it is read when the row is completed, the one time it is needed.
+        FetchedRow(objectID: nil, key: key(row), values: [])
     }
 
     /// The row's values; with `identified`, its object ID made now, for a row that will
