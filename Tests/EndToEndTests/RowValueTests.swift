@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import ManagedStore
+@testable import ManagedStore
 import XCTest
 
 /// A fetch hands plain attributes over as they sit in SQLite's row (`RowValue`) and decodes
@@ -53,15 +53,19 @@ final class RowValueTests: ExampleStoreTestCase {
         XCTAssertEqual(json, "[\n  {\"objectID\": \"\(p)4\", \"name\": \"back\\\\slash\\t\\u007fé\"}\n]\n")
     }
 
-    /// A value read in place is SQLite's bytes for the current row: once the fetch has
-    /// stepped past the row, reading it fails instead of reading another row's bytes.
+    /// A value read in place is SQLite's bytes for the current row. A `FetchedObject` cannot
+    /// be kept past its row: it is noncopyable and handed to the body borrowed, so code that
+    /// keeps one does not compile, and what outlives it is its ID. A `FetchedRow` can be
+    /// kept: once the fetch has stepped past it, reading a value it was read without fails
+    /// instead of reading another row's bytes, and it still names its object.
     func testARowsValuesCannotBeReadAfterTheFetchMovesOn() throws {
-        let coordinator = Coordinator(store: try PersistentStore(path: store, options: .init(readonly: true)))
+        let persistent = try PersistentStore(path: store, options: .init(readonly: true))
+        let coordinator = Coordinator(store: persistent)
         let context = Context(name: "main", coordinator: coordinator)
-        var first: FetchedObject?
+        let request = FetchRequest(entityName: "Person", sortDescriptors: [.init(keyPath: "name")])
         var names: [String] = []
-        try context.fetch(FetchRequest(entityName: "Person", sortDescriptors: [.init(keyPath: "name")]), keys: ["name", "age"]) { object in
-            if first == nil { first = object }
+        var ids: [ObjectID] = []
+        try context.fetch(request, keys: ["name", "age"]) { object in
             var inPlace: RowValue?
             try object.withValue(0) { value in
                 inPlace = value
@@ -69,12 +73,34 @@ final class RowValueTests: ExampleStoreTestCase {
             }
             guard case .text? = inPlace else { return XCTFail("a string attribute's text comes in place") }
             XCTAssertEqual(try object.value(0), .attribute(.string(names.last ?? "")))
+            ids.append(object.objectID)
         }
         XCTAssertEqual(names.count, 50)
         XCTAssertEqual(names, names.sorted())
+        XCTAssertEqual(Set(ids).count, 50)
+        XCTAssertEqual(ids.filter { $0.entityName == "Person" && $0.storeUUID == Fixtures.exampleUUID }.count, 50)
+
+        // The same fetch's rows, every value left unread, the first kept past its row.
+        let plan = try FetchPlan(request, store: persistent)
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: store, configuration: configuration)
+        var first: FetchedRow?
+        var count = 0
+        _ = try queue.read { db in
+            try plan.forEach(db, decoding: plan.properties.map { _ in false }) { row in
+                if first == nil { first = row }
+                XCTAssertNoThrow(try row.withValue(at: 0) { _ in })
+                count += 1
+            }
+        }
+        try queue.close()
+        XCTAssertEqual(count, 50)
         guard let first else { return XCTFail("no rows") }
-        XCTAssertThrowsError(try first.withValue(0) { _ in }) { XCTAssertEqual("\($0)", "\(FetchError.rowNoLongerCurrent)") }
-        XCTAssertThrowsError(try first.value(1)) { XCTAssertEqual("\($0)", "\(FetchError.rowNoLongerCurrent)") }
+        XCTAssertThrowsError(try first.withValue(at: 0) { _ in }) { XCTAssertEqual("\($0)", "\(FetchError.rowNoLongerCurrent)") }
+        XCTAssertThrowsError(try first.value(at: 1)) { XCTAssertEqual("\($0)", "\(FetchError.rowNoLongerCurrent)") }
+        XCTAssertThrowsError(try first.complete()) { XCTAssertEqual("\($0)", "\(FetchError.rowNoLongerCurrent)") }
+        XCTAssertEqual(first.objectID, ids.first)
         coordinator.close()
     }
 

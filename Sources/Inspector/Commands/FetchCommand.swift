@@ -58,7 +58,7 @@ public struct FetchCommand: SessionCommand {
             var holds = !session.runsOneCommand
             _ = try session.contexts.collectResult(in: c) { hold in
                 try c.fetch(request, keys: keys, options: options) { fetched in
-                    if holds { holds = try hold(fetched.object) }
+                    if holds { holds = try hold { try fetched.object() } }
                     writer.beginRow()
                     writer.add(shown.uris.value(of: fetched))
                     // Each value as the row holds it: a plain attribute straight from SQLite.
@@ -127,7 +127,7 @@ struct ObjectURICache {
     private var last: (entity: String, prefix: String)?
 
     /// A fetched object's URI from its entity and key, without making its ID.
-    mutating func value(of object: FetchedObject) -> OutputValue {
+    mutating func value(of object: borrowing FetchedObject) -> OutputValue {
         let key = object.primaryKey
         if key > 0, let last, last.entity == object.entityName { return .objectURI(prefix: last.prefix, key: key) }
         return value(object.objectID)

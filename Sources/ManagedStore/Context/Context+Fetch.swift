@@ -25,7 +25,7 @@ extension Context {
     /// over unregistered (see `FetchedObject`).
     @discardableResult
     public func fetch(_ request: FetchRequest, keys: [String] = [], options: FetchOptions = FetchOptions(),
-                      _ body: (FetchedObject) throws -> Void) throws -> Int {
+                      _ body: (borrowing FetchedObject) throws -> Void) throws -> Int {
         let entity = try store.entity(request.entityName)
         let (pending, matches) = try pendingMatches(request, entity: entity, options: options)
         var sqlRequest = request
@@ -59,12 +59,12 @@ extension Context {
     /// Streams the rows with the unsaved matches placed among them by the request's sort
     /// order, applying the request's offset and limit to the whole.
     private func merge(_ matches: [ManagedObject], into plan: FetchPlan, cursor: FetchCursor, request: FetchRequest,
-                       _ body: (FetchedObject) throws -> Void) throws -> Int {
+                       _ body: (borrowing FetchedObject) throws -> Void) throws -> Int {
         let evaluator = PredicateEvaluator(text: request.predicateText)
         var next = 0, position = 0, emitted = 0
         let offset = request.fetchOffset ?? 0
         let limit = request.fetchLimit
-        func emit(_ object: FetchedObject) throws {
+        func emit(_ object: borrowing FetchedObject) throws {
             defer { position += 1 }
             guard position >= offset, limit.map({ emitted < $0 }) ?? true else { return }
             emitted += 1

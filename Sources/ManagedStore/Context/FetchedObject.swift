@@ -9,7 +9,12 @@ import Foundation
 /// app that prints a million fetched objects and lets the array go ends with none of them
 /// registered; here the objects are not made in the first place, so a context fetch costs
 /// what reading the rows costs.
-public struct FetchedObject {
+///
+/// Noncopyable, and handed to the fetch's body borrowed: it cannot be kept past the row it
+/// stands for, so it holds the row and the fetch's cursor without counting references to
+/// them. Counting them was the most of a fetch's per-row cost outside SQLite (`perf record`
+/// on narrow rows). What outlives the row is `objectID` and `object()`.
+public struct FetchedObject: ~Copyable {
     /// The row's entity and primary key: the ID is made from them only when asked for, so
     /// that handing an object on copies no string.
     private let key: RowKey
@@ -17,39 +22,50 @@ public struct FetchedObject {
     /// Two plain fields rather than an enum: reading a value then borrows the row instead
     /// of copying it, which at ten values a row and a million rows is most of a fetch.
     private let registered: ManagedObject?
+    /// Lent by the row the fetch is on (`FetchedRow.lent()`).
     private let row: FetchedRow
-    private let cursor: FetchCursor
+    /// Not counted: the fetch holds its cursor while this object exists. Reached only
+    /// through `cursor(_:)`: a plain `unowned(unsafe)` reference gave a strong copy at each
+    /// use, and a copy of the plan with it.
+    private let cursorReference: Unmanaged<FetchCursor>
 
     fileprivate init(_ key: RowKey, registered: ManagedObject?, row: FetchedRow, _ cursor: FetchCursor) {
         self.key = key
         self.registered = registered
         self.row = row
-        self.cursor = cursor
+        cursorReference = Unmanaged.passUnretained(cursor)
     }
 
-    public var objectID: ObjectID { registered?.objectID ?? cursor.plan.objectID(key) }
+    @inline(__always)
+    private func cursor<R>(_ body: (FetchCursor) throws -> R) rethrows -> R {
+        try cursorReference._withUnsafeGuaranteedRef(body)
+    }
+
+    public var objectID: ObjectID { registered?.objectID ?? cursor { $0.plan.objectID(key) } }
 
     /// The object ID's entity and primary key, without making the ID: what a URI needs
     /// once its entity's prefix is known.
-    public var entityName: String { registered?.objectID.entityName ?? cursor.plan.entityName(key) }
+    public var entityName: String { registered?.objectID.entityName ?? cursor { $0.plan.entityName(key) } }
     public var primaryKey: Int64 { key.primaryKey }
 
     /// The value of the `index`th key the fetch was asked for. A key the row does not hold
     /// (a key path, a to-many relationship) is read through the object, firing its fault.
     public func value(_ index: Int) throws -> ObjectValue {
-        if let registered {
-            let key = cursor.keys[index]
-            return try registered.visibleValues[key] ?? cursor.context.value(of: registered, keyPath: key)
+        try cursor { cursor in
+            if let registered {
+                let key = cursor.keys[index]
+                return try registered.visibleValues[key] ?? cursor.context.value(of: registered, keyPath: key)
+            }
+            let slot = cursor.slots[index]
+            if slot >= 0 { return try row.value(at: slot) }
+            return try cursor.context.value(of: object(), keyPath: cursor.keys[index])
         }
-        let slot = cursor.slots[index]
-        if slot >= 0 { return try row.value(at: slot) }
-        return try cursor.context.value(of: object(), keyPath: cursor.keys[index])
     }
 
     /// The same value handed to `body` as it sits in the row, where the row holds a plain
     /// attribute's column unread (see `RowValue`); only while the fetch is on this object.
     public func withValue(_ index: Int, _ body: (RowValue) throws -> Void) throws {
-        let slot = cursor.slots[index]
+        let slot = cursor { $0.slots[index] }
         if registered == nil, slot >= 0 { return try row.withValue(at: slot, body) }
         return try body(.decoded(value(index)))
     }
@@ -57,14 +73,18 @@ public struct FetchedObject {
     /// Every key's value, in the order the fetch was asked for them, each handed to `body`
     /// as `withValue` hands it: for a row, in one call, which costs less than one per key.
     public func withValues(_ body: (RowValue) throws -> Void) throws {
-        if registered == nil, cursor.rowHoldsEveryKey { return try row.withValues(at: cursor.slots, body) }
-        for i in cursor.keys.indices { try withValue(i, body) }
+        try cursor { cursor in
+            if registered == nil, cursor.rowHoldsEveryKey { return try row.withValues(at: cursor.slots, body) }
+            for i in cursor.keys.indices { try withValue(i, body) }
+        }
     }
 
     /// The registered object, made now (a fault holding the fetched row) if it was not.
     public func object() throws -> ManagedObject {
         if let registered { return registered }
-        return try cursor.context.registerFetched(cursor.plan.objectID(key), try row.complete(), plan: cursor.plan, options: cursor.options)
+        return try cursor { cursor in
+            try cursor.context.registerFetched(cursor.plan.objectID(key), try row.complete(), plan: cursor.plan, options: cursor.options)
+        }
     }
 }
 
@@ -117,9 +137,9 @@ final class FetchCursor {
     func fetched(_ key: RowKey, _ row: FetchedRow) throws -> FetchedObject {
         if let object = registered?[key.primaryKey] {
             try context.takeFetched(try row.complete(), into: object, plan: plan, options: options)
-            return FetchedObject(key, registered: object, row: row, self)
+            return FetchedObject(key, registered: object, row: row.lent(), self)
         }
-        let fetched = FetchedObject(key, registered: nil, row: row, self)
+        let fetched = FetchedObject(key, registered: nil, row: row.lent(), self)
         // Registered objects are kept alive: each must be registered as it is fetched.
         if registersEveryRow { _ = try fetched.object() }
         return fetched

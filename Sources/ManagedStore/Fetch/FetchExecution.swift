@@ -25,6 +25,9 @@ public struct FetchedRow {
     public var version: Int64? = nil
     /// For a row whose other columns are still unread: the statement, on this row.
     fileprivate var unread: UnreadColumns? = nil
+    /// The same, not counted, in a row lent to a holder that cannot outlive the row it was
+    /// lent from (see `lent()`).
+    fileprivate var lentUnread: Unmanaged<UnreadColumns>? = nil
     fileprivate var sequence = 0
 
     init(objectID: ObjectID?, key: RowKey?, values: [ObjectValue], version: Int64? = nil) {
@@ -37,14 +40,30 @@ public struct FetchedRow {
     /// The row's object ID, when the result type has one.
     public var objectID: ObjectID? {
         if let decodedID { return decodedID }
-        guard let key, let unread else { return nil }
+        guard let key, let unread = statement?.takeUnretainedValue() else { return nil }
         return unread.plan.objectID(key)
+    }
+
+    /// The statement this row's unread columns are in, whether the row holds it or was lent it.
+    private var statement: Unmanaged<UnreadColumns>? {
+        lentUnread ?? unread.map(Unmanaged.passUnretained)
+    }
+
+    /// The row for a holder that cannot outlive this one: the statement is not counted, so
+    /// handing the copy on and dropping it counts nothing either. Only for a holder that the
+    /// compiler keeps inside the body this row was handed to (a noncopyable
+    /// `FetchedObject`): while that body runs, this row holds the statement.
+    func lent() -> FetchedRow {
+        var row = FetchedRow(objectID: decodedID, key: key, values: values, version: version)
+        row.lentUnread = statement
+        row.sequence = sequence
+        return row
     }
 
     /// The row with every property decoded. Only while the fetch is on this row, inside the
     /// body it was handed to: a statement cannot go back.
     func complete() throws -> FetchedRow {
-        guard let unread else { return self }
+        guard let unread = statement?.takeUnretainedValue() else { return self }
         guard unread.sequence == sequence else { throw FetchError.rowNoLongerCurrent }
         var values: [ObjectValue] = []
         return unread.plan.decode(unread.columns, into: &values, needed: nil, identified: true)
@@ -53,7 +72,7 @@ public struct FetchedRow {
     /// The `index`th property's value. One the row was read without is decoded now, only
     /// while the fetch is on this row.
     func value(at index: Int) throws -> ObjectValue {
-        guard let unread, !unread.decoded(index) else { return values[index] }
+        guard let unread = statement?.takeUnretainedValue(), !unread.decoded(index) else { return values[index] }
         guard unread.sequence == sequence else { throw FetchError.rowNoLongerCurrent }
         return unread.plan.decode(unread.columns, unread.plan.decoders[index])
     }
@@ -68,8 +87,9 @@ public struct FetchedRow {
     /// it. One call a row: the statement is reached, and the row's hold on it counted, once
     /// rather than once per key (`perf stat` on uprobes over `swift_retain`).
     func withValues(at slots: some Collection<Int>, _ body: (RowValue) throws -> Void) throws {
-        // The statement without a count of its own: the row, borrowed for this call, holds it.
-        guard let statement = unread.map(Unmanaged.passUnretained) else {
+        // The statement without a count of its own: the row, borrowed for this call, holds it
+        // (or the row it was lent from does).
+        guard let statement else {
             for slot in slots { try body(.decoded(values[slot])) }
             return
         }
