@@ -201,6 +201,23 @@ final class FetchCommandTests: ExampleStoreTestCase {
         XCTAssertEqual(try run(["fetch", store, "Person", "--as", "rows"]).status, 64)
     }
 
+    /// explain prints the SQL the fetch runs, as the fetch's own debug log shows it, for every
+    /// result type with `--keys`: objects and IDs load whole rows whatever keys are shown.
+    func testExplainPrintsTheSQLTheFetchRuns() throws {
+        for resultType in ["objects", "ids", "dicts"] {
+            let shape = ["Person", "--keys", "name,age", "--where", "age > 30", "--sort", "name", "--as", resultType]
+            let explained = try run(["explain", store] + shape)
+            XCTAssertEqual(explained.status, 0, explained.stderr)
+            let fetched = try run(["fetch", store] + shape + ["--sql-debug", "1"])
+            XCTAssertEqual(fetched.status, 0, fetched.stderr)
+            let logged = fetched.stderr.split(separator: "\n").filter { $0.hasPrefix("CoreData: sql: SELECT") && $0.contains(" FROM ZPERSON t0") }
+            XCTAssertEqual(logged.map { String($0.dropFirst("CoreData: sql: ".count)) },
+                           [explained.stdout.split(separator: "\n").first.map(String.init) ?? ""], resultType)
+        }
+        let objects = try run(["explain", store, "Person", "--keys", "name"]).stdout
+        XCTAssertTrue(objects.contains("t0.ZPHOTO"), "an object is loaded whole: \(objects)")
+    }
+
     func testExplainShowsSQLAndBinds() throws {
         let result = try run(["explain", store, "Person", "--where", "ANY tags.name ==[c] %@ AND age > %d", "--arg", "\"Work\"", "--arg", "30"])
         XCTAssertEqual(result.status, 0, result.stderr)

@@ -72,6 +72,20 @@ final class SessionLanguageTests: XCTestCase {
         XCTAssertEqual(String(decoding: sink.collected, as: UTF8.self), expected)
     }
 
+    /// Integers are written two digits at a time: every one must read as Swift writes it,
+    /// at each count of digits and at both ends of Int64.
+    func testIntegersReadAsSwiftWritesThem() {
+        var values: [Int64] = [0, 9, 10, 99, 100, 101, 999, 1000, .max, .min, .max - 1, .min + 1]
+        var power: Int64 = 1
+        for _ in 0..<18 { power *= 10; values += [power - 1, power, power + 1, -power, -(power - 1)] }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 { values.append(Int64.random(in: .min ... .max, using: &generator) >> Int64.random(in: 0...62, using: &generator)) }
+        let sink = OutputSink(collectingWithWidth: nil)
+        for value in values { sink.integer(value); sink.byte(10) }
+        sink.flush()
+        XCTAssertEqual(String(decoding: sink.collected, as: UTF8.self), values.map { "\($0)\n" }.joined())
+    }
+
     /// The sink copies into a buffer of its own: writes larger than it, and many small
     /// ones across its edge, come out whole and in order, to a file or collected.
     func testSinkKeepsWritesLargerThanItsBuffer() throws {

@@ -38,7 +38,7 @@ public struct ExplainCommand: SessionCommand {
     public init() {}
 
     public func run(in session: Session) throws {
-        let plan = try FetchPlan(try shape.request(entity: entity, predicate: predicate, warn: session.warn), store: session.store)
+        let plan = try FetchPlan(try shape.request(entity: entity, predicate: predicate, warn: session.warn).storeRequest, store: session.store)
         plan.warnings.forEach(session.warn)
         let values = plan.statement.storedArguments.map(OutputValue.init)
         switch session.format(output.format) {

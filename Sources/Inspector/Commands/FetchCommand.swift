@@ -60,7 +60,7 @@ public struct FetchCommand: SessionCommand {
                 try c.fetch(request, keys: keys, options: options) { fetched in
                     if holds { holds = try hold { try fetched.object() } }
                     writer.beginRow()
-                    writer.add(shown.uris.value(of: fetched))
+                    shown.uris.write(fetched, to: writer)
                     // Each value as the row holds it: a plain attribute straight from SQLite.
                     try fetched.withValues { shown.add($0, to: writer) }
                     writer.endRow()
@@ -123,21 +123,30 @@ struct ObjectURICache {
     private static let listed = 16
     private var entries: [(entity: String, prefix: String)] = []
     private var more: [String: String] = [:]
-    /// The entity of the value before: every value, when a fetch's rows are of one entity.
-    private var last: (entity: String, prefix: String)?
+    /// The entity of the value before (every value, when a fetch's rows are of one entity),
+    /// its prefix, and whether that prefix needs no quoting in any format. Plain fields, not
+    /// an optional tuple, so that a row's URI borrows them instead of copying the strings.
+    private var lastEntity = ""
+    private var lastPrefix = ""
+    private var lastPrefixIsPlain = false
 
-    /// A fetched object's URI from its entity and key, without making its ID.
-    mutating func value(of object: borrowing FetchedObject) -> OutputValue {
+    /// A fetched object's URI, from its entity and key without making its ID, written
+    /// into the row as the next field.
+    mutating func write(_ object: borrowing FetchedObject, to writer: RowWriter) {
         let key = object.primaryKey
-        if key > 0, let last, last.entity == object.entityName { return .objectURI(prefix: last.prefix, key: key) }
-        return value(object.objectID)
+        if key > 0, !lastEntity.isEmpty, lastEntity == object.entityName {
+            return writer.add(objectURIPrefix: lastPrefix, key: key, plain: lastPrefixIsPlain)
+        }
+        writer.add(value(object.objectID))
     }
 
     mutating func value(_ id: ObjectID) -> OutputValue {
         if id.isTemporary { return .objectID(id.uri) }
-        if let last, last.entity == id.entityName { return .objectURI(prefix: last.prefix, key: id.primaryKey) }
+        if !lastEntity.isEmpty, lastEntity == id.entityName { return .objectURI(prefix: lastPrefix, key: id.primaryKey) }
         let prefix = prefix(for: id)
-        last = (id.entityName, prefix)
+        lastEntity = id.entityName
+        lastPrefix = prefix
+        lastPrefixIsPlain = RowWriter.isPlainInEveryFormat(prefix)
         return .objectURI(prefix: prefix, key: id.primaryKey)
     }
 

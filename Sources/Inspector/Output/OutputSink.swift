@@ -87,26 +87,35 @@ public final class OutputSink {
         count += 1
     }
 
-    /// A decimal integer, written without making a String.
+    /// A decimal integer, written without making a String: two digits at a time from the
+    /// end, after counting them (a key and a number on every row of a fetch).
     public func integer(_ value: Int64) {
         reserve(20)
-        var magnitude = value.magnitude
-        var digits = 0
-        repeat {
-            digits += 1
-            magnitude /= 10
-        } while magnitude > 0
         if value < 0 {
             storage[count] = 45
             count += 1
         }
-        magnitude = value.magnitude
-        var i = count + digits
-        repeat {
-            i -= 1
-            storage[i] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
-            magnitude /= 10
-        } while magnitude > 0
+        var magnitude = value.magnitude
+        var digits = 1
+        var probe = magnitude
+        while probe >= 100 { probe /= 100; digits += 2 }
+        if probe >= 10 { digits += 1 }
+        var end = storage + count + digits
+        let pairs = OutputValue.digitPairs.utf8Start
+        while magnitude >= 100 {
+            let pair = pairs + Int(magnitude % 100) * 2
+            magnitude /= 100
+            end -= 2
+            end[0] = pair[0]
+            end[1] = pair[1]
+        }
+        if magnitude >= 10 {
+            let pair = pairs + Int(magnitude) * 2
+            end[-2] = pair[0]
+            end[-1] = pair[1]
+        } else {
+            end[-1] = UInt8(truncatingIfNeeded: 48 + magnitude)
+        }
         count += digits
     }
 

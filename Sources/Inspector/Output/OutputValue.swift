@@ -107,7 +107,7 @@ public enum OutputValue: Sendable, Equatable {
 
     /// "00" to "99", for writing two digits with one copy. Computed, so that reading it
     /// is the literal's address and not a lazily made global's check.
-    private static var digitPairs: StaticString {
+    static var digitPairs: StaticString {
         """
         00010203040506070809101112131415161718192021222324252627282930313233343536373839\
         40414243444546474849505152535455565758596061626364656667686970717273747576777879\

@@ -109,6 +109,32 @@ public final class RowWriter {
         }
     }
 
+    /// An object URI, `prefix` and `key`, where the caller knows whether the prefix is
+    /// plain (`isPlainInEveryFormat`): a fetch's rows share one prefix, so neither it nor
+    /// an `OutputValue` holding it is copied for each row.
+    public func add(objectURIPrefix prefix: String, key: Int64, plain: Bool) {
+        guard streams, plain else { return add(.objectURI(prefix: prefix, key: key)) }
+        defer { field += 1 }
+        switch format {
+        case .csv:
+            if field > 0 { sink.byte(44) }
+            sink.write(prefix)
+            sink.integer(key)
+        case .json:
+            guard jsonKey() else { return }
+            sink.byte(34)
+            sink.write(prefix)
+            sink.integer(key)
+            sink.byte(34)
+        case .line:
+            guard lineLabel() else { return }
+            sink.write(prefix)
+            sink.integer(key)
+            sink.byte(10)
+        case .table: break
+        }
+    }
+
     /// A string as SQLite's row holds it, copied from its bytes without making a String.
     public func add(utf8: UnsafeBufferPointer<UInt8>) {
         // Text SQLite holds as something other than UTF-8 is repaired as a String would be.
@@ -147,9 +173,14 @@ public final class RowWriter {
     /// value to the next: the prefixes found plain are remembered, a few of them.
     private func isPlain(_ prefix: String) -> Bool {
         if plainURIPrefixes.contains(prefix) { return true }
-        guard !prefix.utf8.contains(where: { $0 < 0x20 || $0 == 44 || $0 == 34 || $0 == 92 || $0 == 0x7F }) else { return false }
+        guard RowWriter.isPlainInEveryFormat(prefix) else { return false }
         if plainURIPrefixes.count < 16 { plainURIPrefixes.append(prefix) }
         return true
+    }
+
+    /// Whether text needs neither CSV quoting nor JSON escaping.
+    public static func isPlainInEveryFormat(_ text: String) -> Bool {
+        !text.utf8.contains(where: { $0 < 0x20 || $0 == 44 || $0 == 34 || $0 == 92 || $0 == 0x7F })
     }
 
     /// The separator and `"key": ` before the current field; false past the last column.

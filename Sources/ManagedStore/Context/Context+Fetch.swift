@@ -28,10 +28,10 @@ extension Context {
                       _ body: (borrowing FetchedObject) throws -> Void) throws -> Int {
         let entity = try store.entity(request.entityName)
         let (pending, matches) = try pendingMatches(request, entity: entity, options: options)
-        var sqlRequest = request
         // Object IDs only select the keys, as managedObjectIDResultType does.
+        var sqlRequest = request
         sqlRequest.resultType = options.idsOnly ? .ids : .objects
-        sqlRequest.propertiesToFetch = nil
+        sqlRequest = sqlRequest.storeRequest
         sqlRequest.excludedPrimaryKeys = pending.filter { $0.primaryKey > 0 }.map(\.primaryKey)
         let inMemory = !matches.isEmpty
         if inMemory {

@@ -101,8 +101,8 @@ public struct FetchedRow {
         for slot in slots {
             if unread.decoded(slot) {
                 try body(.decoded(values[slot]))
-            } else if let place = unread.places[slot], let value = place.read(unread.columns) {
-                try body(value)
+            } else if let place = unread.places[slot], try place.read(unread.columns, body) {
+                continue
             } else {
                 try body(.decoded(value(at: slot)))
             }
@@ -292,26 +292,29 @@ private struct ColumnPlace {
     let column: Int32
     let type: AttributeType
 
-    /// The value in place when the column holds what the type stores (as
-    /// `AttributeValueDecoder` would decode it); nil for a value that must be decoded.
-    func read(_ row: ColumnReader) -> RowValue? {
+    /// Hands the value in place to `body` when the column holds what the type stores (as
+    /// `AttributeValueDecoder` would decode it); false, calling nothing, for a value that
+    /// must be decoded. Handed over rather than returned: an optional `RowValue` was
+    /// destroyed through the runtime's generic witness, three times a row of three keys.
+    func read(_ row: ColumnReader, _ body: (RowValue) throws -> Void) rethrows -> Bool {
         let handle = row.handle
         let storage = sqlite3_column_type(handle, column)
-        if storage == SQLITE_NULL { return .null }
+        if storage == SQLITE_NULL { try body(.null); return true }
         switch (type, storage) {
         case (.string, SQLITE_TEXT):
-            guard let text = sqlite3_column_text(handle, column) else { return .text(UnsafeBufferPointer(start: nil, count: 0)) }
-            return .text(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))))
+            guard let text = sqlite3_column_text(handle, column) else { try body(.text(UnsafeBufferPointer(start: nil, count: 0))); return true }
+            try body(.text(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))))
         case (.integer16, SQLITE_INTEGER), (.integer32, SQLITE_INTEGER), (.integer64, SQLITE_INTEGER):
-            return .integer(sqlite3_column_int64(handle, column))
+            try body(.integer(sqlite3_column_int64(handle, column)))
         case (.double, SQLITE_FLOAT), (.float, SQLITE_FLOAT), (.decimal, SQLITE_FLOAT):
-            return .real(sqlite3_column_double(handle, column))
+            try body(.real(sqlite3_column_double(handle, column)))
         case (.double, SQLITE_INTEGER), (.float, SQLITE_INTEGER), (.decimal, SQLITE_INTEGER):
-            return .real(Double(sqlite3_column_int64(handle, column)))
-        case (.boolean, SQLITE_INTEGER): return .bool(sqlite3_column_int64(handle, column) != 0)
-        case (.date, SQLITE_FLOAT): return .date(sqlite3_column_double(handle, column))
-        case (.date, SQLITE_INTEGER): return .date(Double(sqlite3_column_int64(handle, column)))
-        default: return nil
+            try body(.real(Double(sqlite3_column_int64(handle, column))))
+        case (.boolean, SQLITE_INTEGER): try body(.bool(sqlite3_column_int64(handle, column) != 0))
+        case (.date, SQLITE_FLOAT): try body(.date(sqlite3_column_double(handle, column)))
+        case (.date, SQLITE_INTEGER): try body(.date(Double(sqlite3_column_int64(handle, column))))
+        default: return false
         }
+        return true
     }
 }

@@ -59,4 +59,15 @@ public struct FetchRequest: Sendable {
         self.resultType = resultType
         self.batchSize = batchSize
     }
+
+    /// What a context's fetch asks the store for: objects and object IDs load every stored
+    /// property of the row, as a managed object holds them, and `propertiesToFetch` only
+    /// names the keys handed over; dictionaries and counts select what they name. One rule
+    /// for the fetch and for the SQL shown without running it.
+    public var storeRequest: FetchRequest {
+        guard resultType == .objects || resultType == .ids else { return self }
+        var request = self
+        request.propertiesToFetch = nil
+        return request
+    }
 }
