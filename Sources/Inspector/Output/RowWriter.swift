@@ -10,8 +10,8 @@ public final class RowWriter {
     /// Rows buffered to measure a table's columns before the first line is printed.
     static let measuredRows = 64
 
-    /// Each column's `"name": ` in JSON, or `name   = ` in line output (padded to the
-    /// widest), made once rather than once per row.
+    /// Each column's `"name": ` in JSON (`, "name": ` after the first), or `name   = ` in
+    /// line output (padded to the widest), made once rather than once per row.
     private let labels: ColumnLabels
     /// Columns that are a composite attribute's leaves (`address.city`): JSON nests them
     /// (`"address": {"city": …}`), as the app's dictionary holds them.
@@ -36,7 +36,8 @@ public final class RowWriter {
         receiver = sink.rowReceiver
         streams = receiver == nil && format != .table && (format != .json || nested.isEmpty)
         switch format {
-        case .json: labels = ColumnLabels(columns.map { JSON.quote($0) + ": " })
+        // After the first key, each carries the comma before it: one copy a field.
+        case .json: labels = ColumnLabels(columns.enumerated().map { ($0.offset > 0 ? ", " : "") + JSON.quote($0.element) + ": " })
         case .line:
             let width = columns.map { TextWidth.of($0) }.max() ?? 0
             labels = ColumnLabels(columns.map { TextWidth.pad($0, to: width) + " = " })
@@ -186,7 +187,6 @@ public final class RowWriter {
     /// The separator and `"key": ` before the current field; false past the last column.
     private func jsonKey() -> Bool {
         guard field < labels.count else { return false }
-        if field > 0 { sink.byte(44); sink.byte(32) }
         sink.bytes(labels[field])
         return true
     }
