@@ -120,12 +120,17 @@ struct ShownValues {
 /// (the model's own name strings compare at once) rather than hashed per value; past
 /// `listed` entities, a dictionary holds the rest.
 struct ObjectURICache {
+    /// An entity's prefix, and whether it needs no quoting in any format: both settled once.
+    private struct Entry {
+        let entity: String
+        let prefix: String
+        let isPlain: Bool
+    }
     private static let listed = 16
-    private var entries: [(entity: String, prefix: String)] = []
-    private var more: [String: String] = [:]
-    /// The entity of the value before (every value, when a fetch's rows are of one entity),
-    /// its prefix, and whether that prefix needs no quoting in any format. Plain fields, not
-    /// an optional tuple, so that a row's URI borrows them instead of copying the strings.
+    private var entries: [Entry] = []
+    private var more: [String: Entry] = [:]
+    /// The entity of the value before: every value, when a fetch's rows are of one entity.
+    /// Plain fields, not an optional, so that a row's URI borrows them instead of copying.
     private var lastEntity = ""
     private var lastPrefix = ""
     private var lastPrefixIsPlain = false
@@ -134,31 +139,42 @@ struct ObjectURICache {
     /// into the row as the next field.
     mutating func write(_ object: borrowing FetchedObject, to writer: RowWriter) {
         let key = object.primaryKey
-        if key > 0, !lastEntity.isEmpty, lastEntity == object.entityName {
-            return writer.add(objectURIPrefix: lastPrefix, key: key, plain: lastPrefixIsPlain)
+        guard key > 0 else { return writer.add(value(object.objectID)) }
+        let entity = object.entityName
+        if lastEntity.isEmpty || lastEntity != entity {
+            remember(entry(for: entity) ?? entry(for: object.objectID))
         }
-        writer.add(value(object.objectID))
+        writer.add(objectURIPrefix: lastPrefix, key: key, plain: lastPrefixIsPlain)
     }
 
     mutating func value(_ id: ObjectID) -> OutputValue {
         if id.isTemporary { return .objectID(id.uri) }
-        if !lastEntity.isEmpty, lastEntity == id.entityName { return .objectURI(prefix: lastPrefix, key: id.primaryKey) }
-        let prefix = prefix(for: id)
-        lastEntity = id.entityName
-        lastPrefix = prefix
-        lastPrefixIsPlain = RowWriter.isPlainInEveryFormat(prefix)
-        return .objectURI(prefix: prefix, key: id.primaryKey)
+        if lastEntity.isEmpty || lastEntity != id.entityName {
+            remember(entry(for: id.entityName) ?? entry(for: id))
+        }
+        return .objectURI(prefix: lastPrefix, key: id.primaryKey)
     }
 
-    private mutating func prefix(for id: ObjectID) -> String {
-        for entry in entries where entry.entity == id.entityName { return entry.prefix }
-        if let prefix = more[id.entityName] { return prefix }
+    private mutating func remember(_ entry: Entry) {
+        lastEntity = entry.entity
+        lastPrefix = entry.prefix
+        lastPrefixIsPlain = entry.isPlain
+    }
+
+    private func entry(for entity: String) -> Entry? {
+        for entry in entries where entry.entity == entity { return entry }
+        return more[entity]
+    }
+
+    /// A new entity's entry, made from an object ID of it.
+    private mutating func entry(for id: ObjectID) -> Entry {
         let prefix = ObjectID.uriPrefix(storeUUID: id.storeUUID, entityName: id.entityName)
+        let entry = Entry(entity: id.entityName, prefix: prefix, isPlain: RowWriter.isPlainInEveryFormat(prefix))
         if entries.count < Self.listed {
-            entries.append((id.entityName, prefix))
+            entries.append(entry)
         } else {
-            more[id.entityName] = prefix
+            more[id.entityName] = entry
         }
-        return prefix
+        return entry
     }
 }
