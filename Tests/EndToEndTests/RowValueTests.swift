@@ -17,6 +17,7 @@ final class RowValueTests: ExampleStoreTestCase {
                 UPDATE ZPERSON SET ZAGE = 3.0, ZNAME = CAST(x'FF41' AS TEXT), ZBIRTHDAY = 'soon', ZISACTIVE = 0.5, ZSCORE = 'high' WHERE Z_PK = 2;
                 UPDATE ZPERSON SET ZAGE = NULL, ZNAME = 'comma, "quote"' || char(10) || 'line', ZBIRTHDAY = 12.5, ZISACTIVE = 1, ZBALANCE = 3 WHERE Z_PK = 3;
                 UPDATE ZPERSON SET ZNAME = 'back\\slash' || char(9) || char(127) || 'é', ZBIRTHDAY = NULL WHERE Z_PK = 4;
+                UPDATE ZPERSON SET ZBIRTHDAY = 1e15, ZAGE = -9223372036854775808 WHERE Z_PK = 5;
                 """)
         }
         try queue.close()

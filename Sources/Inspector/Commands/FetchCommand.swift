@@ -95,10 +95,10 @@ struct ShownValues {
         case .text(let utf8): writer.add(utf8: utf8)
         case .decoded(let v): writer.add(self.value(v))
         case .null: writer.add(.null)
-        case .integer(let i): writer.add(.integer(i))
+        case .integer(let i): writer.add(integer: i)
         case .real(let d): writer.add(.real(d))
         case .bool(let b): writer.add(.bool(b))
-        case .date(let d): writer.add(.date(d))
+        case .date(let d): writer.add(date: d)
         }
     }
 

@@ -55,11 +55,18 @@ public enum OutputValue: Sendable, Equatable {
     /// writes a fetch's dates straight into its buffer this way, one per row.
     static func writeISODate(_ referenceSeconds: Double, to out: UnsafeMutablePointer<UInt8>) -> Int? {
         guard referenceSeconds.isFinite, abs(referenceSeconds) < 1e13 else { return nil }
-        let unix = referenceSeconds + referenceDateOffset
-        var seconds = Int64(unix.rounded(.down))
-        var millis = Int64(((unix - Double(seconds)) * 1000).rounded())
-        if millis == 1000 { seconds += 1; millis = 0 }
-        let hasFraction = referenceSeconds.rounded() != referenceSeconds
+        // A whole number of seconds (the common case) needs no rounding: each rounding of a
+        // Double is a call into libm on a baseline x86-64 build.
+        let whole = Int64(referenceSeconds)
+        let hasFraction = Double(whole) != referenceSeconds
+        var seconds = whole + Int64(referenceDateOffset)
+        var millis: Int64 = 0
+        if hasFraction {
+            let unix = referenceSeconds + referenceDateOffset
+            seconds = Int64(unix.rounded(.down))
+            millis = Int64(((unix - Double(seconds)) * 1000).rounded())
+            if millis == 1000 { seconds += 1; millis = 0 }
+        }
         var days = seconds / 86_400
         var rest = seconds % 86_400
         if rest < 0 { rest += 86_400; days -= 1 }

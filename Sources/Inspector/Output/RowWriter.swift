@@ -136,6 +136,39 @@ public final class RowWriter {
         }
     }
 
+    /// An integer, written straight into the sink: a fetch's numbers take this way rather
+    /// than through an `OutputValue` and the format's switch over it.
+    public func add(integer: Int64) {
+        guard streams, format != .table else { return add(.integer(integer)) }
+        guard separate() else { return }
+        sink.integer(integer)
+        if format == .line { sink.byte(10) }
+    }
+
+    /// A date as ISO 8601 (the same in every format but JSON's quotes), straight into the sink.
+    public func add(date: Double) {
+        guard streams, format != .table else { return add(.date(date)) }
+        guard separate() else { return }
+        if format == .json { sink.byte(34) }
+        if !sink.isoDate(date) { sink.write(OutputValue.formatReal(date)) }
+        if format == .json { sink.byte(34) }
+        if format == .line { sink.byte(10) }
+    }
+
+    /// What goes before the current field in a streamed row: a comma, a JSON key or a line
+    /// label; false past the last column. Counts the field.
+    private func separate() -> Bool {
+        defer { field += 1 }
+        switch format {
+        case .csv:
+            if field > 0 { sink.byte(44) }
+            return true
+        case .json: return jsonKey()
+        case .line: return lineLabel()
+        case .table: return false
+        }
+    }
+
     /// A string as SQLite's row holds it, copied from its bytes without making a String.
     public func add(utf8: UnsafeBufferPointer<UInt8>) {
         // Text SQLite holds as something other than UTF-8 is repaired as a String would be.

@@ -23,11 +23,11 @@ public struct FetchedRow {
     public let values: [ObjectValue]
     /// The row's `Z_OPT`, for objects: what an update's optimistic lock compares against.
     public var version: Int64? = nil
-    /// For a row whose other columns are still unread: the statement, on this row.
-    fileprivate var unread: UnreadColumns? = nil
-    /// The same, not counted, in a row lent to a holder that cannot outlive the row it was
-    /// lent from (see `lent()`).
-    fileprivate var lentUnread: Unmanaged<UnreadColumns>? = nil
+    /// For a row whose other columns are still unread: the statement, on this row, held
+    /// (`owner`) by a row the fetch handed over, not counted in a row lent from one (see
+    /// `lent()`). Reached through `statement`, which counts nothing either way.
+    fileprivate var owner: UnreadColumns? = nil
+    fileprivate var statement: Unmanaged<UnreadColumns>? = nil
     fileprivate var sequence = 0
 
     init(objectID: ObjectID?, key: RowKey?, values: [ObjectValue], version: Int64? = nil) {
@@ -44,18 +44,13 @@ public struct FetchedRow {
         return unread.plan.objectID(key)
     }
 
-    /// The statement this row's unread columns are in, whether the row holds it or was lent it.
-    private var statement: Unmanaged<UnreadColumns>? {
-        lentUnread ?? unread.map(Unmanaged.passUnretained)
-    }
-
     /// The row for a holder that cannot outlive this one: the statement is not counted, so
     /// handing the copy on and dropping it counts nothing either. Only for a holder that the
     /// compiler keeps inside the body this row was handed to (a noncopyable
     /// `FetchedObject`): while that body runs, this row holds the statement.
     func lent() -> FetchedRow {
         var row = FetchedRow(objectID: decodedID, key: key, values: values, version: version)
-        row.lentUnread = statement
+        row.statement = statement
         row.sequence = sequence
         return row
     }
@@ -165,12 +160,14 @@ extension FetchPlan {
                 return try stream(columns, db) { try body(decode(columns, into: &buffer, needed: nil, identified: true)) }
             }
             let unread = UnreadColumns(plan: self, columns: columns, needed: needed)
+            let unreadReference = Unmanaged.passUnretained(unread)
             // Keys that are all read in place leave nothing to decode but the object's ID.
             let decodesAny = needed.contains(true)
             return try stream(columns, db) {
                 unread.sequence += 1
                 var row = decodesAny ? decode(columns, into: &buffer, needed: needed, identified: false) : identify(columns)
-                row.unread = unread
+                row.owner = unread
+                row.statement = unreadReference
                 row.sequence = unread.sequence
                 try body(row)
             }
