@@ -80,6 +80,12 @@ public final class OutputSink {
         text.withBytesInPlace { bytes(UnsafeRawBufferPointer($0)) }
     }
 
+    /// Text known when the program was built: its bytes as they are, with no String to
+    /// count references to (a row's opening in JSON, once a row).
+    func write(static text: StaticString) {
+        bytes(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
     /// One ASCII byte (a separator or newline).
     public func byte(_ b: UInt8) {
         reserve(1)
@@ -144,6 +150,10 @@ public final class OutputSink {
 
     /// As `jsonEscaped(_:)`, for bytes known to be UTF-8.
     func jsonEscaped(utf8: UnsafeBufferPointer<UInt8>) {
+        // Nearly every string needs no escaping: one scan, one copy.
+        guard utf8.contains(where: { $0 < 0x20 || $0 == 34 || $0 == 92 || $0 == 0x7F }) else {
+            return bytes(UnsafeRawBufferPointer(utf8))
+        }
         var start = 0
         for i in 0..<utf8.count {
             let b = utf8[i]

@@ -74,7 +74,7 @@ public final class RowWriter {
         field = 0
         guard streams else { return fields.removeAll(keepingCapacity: true) }
         switch format {
-        case .json: sink.write(count == 0 ? "\n  {" : ",\n  {")
+        case .json: sink.write(static: count == 0 ? "\n  {" : ",\n  {")
         case .line: if count > 0 { sink.byte(10) }
         case .csv, .table: break
         }
