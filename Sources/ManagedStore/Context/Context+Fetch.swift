@@ -45,8 +45,10 @@ extension Context {
             // is retained and released again on every row.
             var emitted = 0
             _ = try readStore { db in
-                try plan.forEach(db, decoding: cursor.needed) { row in
-                    guard let key = row.key else { return }
+                try plan.forEachRow(db, decoding: cursor.needed) { row in
+                    guard let key = row.pointee.key else { return }
+                    // The object points at the row rather than copying it; it cannot outlive
+                    // the body (noncopyable, handed over borrowed).
                     try body(cursor.fetched(key, row))
                     emitted += 1
                 }
@@ -71,8 +73,8 @@ extension Context {
             try body(object)
         }
         _ = try readStore { db in
-            try plan.forEach(db, decoding: cursor.needed) { row in
-                guard let key = row.key else { return }
+            try plan.forEachRow(db, decoding: cursor.needed) { row in
+                guard let key = row.pointee.key else { return }
                 let fetched = try cursor.fetched(key, row)
                 if next < matches.count {
                     // Placing unsaved matches among the rows compares objects.

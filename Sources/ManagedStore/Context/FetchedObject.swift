@@ -11,9 +11,10 @@ import Foundation
 /// what reading the rows costs.
 ///
 /// Noncopyable, and handed to the fetch's body borrowed: it cannot be kept past the row it
-/// stands for, so it holds the row and the fetch's cursor without counting references to
-/// them. Counting them was the most of a fetch's per-row cost outside SQLite (`perf record`
-/// on narrow rows). What outlives the row is `objectID` and `object()`.
+/// stands for, so it points at the row the fetch is on and at the fetch's cursor without
+/// copying the one or counting references to either. Copying and counting them was most of
+/// a fetch's per-row cost outside SQLite (`perf record` on narrow rows). What outlives the
+/// row is `objectID` and `object()`.
 public struct FetchedObject: ~Copyable {
     /// The row's entity and primary key: the ID is made from them only when asked for, so
     /// that handing an object on copies no string.
@@ -22,14 +23,15 @@ public struct FetchedObject: ~Copyable {
     /// Two plain fields rather than an enum: reading a value then borrows the row instead
     /// of copying it, which at ten values a row and a million rows is most of a fetch.
     private let registered: ManagedObject?
-    /// Lent by the row the fetch is on (`FetchedRow.lent()`).
-    private let row: FetchedRow
+    /// The row the fetch is on, valid while the body this object was handed to runs; nil
+    /// for an unsaved match, which has no row (`registered` answers for it).
+    private let row: UnsafePointer<FetchedRow>?
     /// Not counted: the fetch holds its cursor while this object exists. Reached only
     /// through `cursor(_:)`: a plain `unowned(unsafe)` reference gave a strong copy at each
     /// use, and a copy of the plan with it.
     private let cursorReference: Unmanaged<FetchCursor>
 
-    fileprivate init(_ key: RowKey, registered: ManagedObject?, row: FetchedRow, _ cursor: FetchCursor) {
+    fileprivate init(_ key: RowKey, registered: ManagedObject?, row: UnsafePointer<FetchedRow>?, _ cursor: FetchCursor) {
         self.key = key
         self.registered = registered
         self.row = row
@@ -57,7 +59,7 @@ public struct FetchedObject: ~Copyable {
                 return try registered.visibleValues[key] ?? cursor.context.value(of: registered, keyPath: key)
             }
             let slot = cursor.slots[index]
-            if slot >= 0 { return try row.value(at: slot) }
+            if slot >= 0, let row { return try row.pointee.value(at: slot) }
             return try cursor.context.value(of: object(), keyPath: cursor.keys[index])
         }
     }
@@ -66,7 +68,7 @@ public struct FetchedObject: ~Copyable {
     /// attribute's column unread (see `RowValue`); only while the fetch is on this object.
     public func withValue(_ index: Int, _ body: (RowValue) throws -> Void) throws {
         let slot = cursor { $0.slots[index] }
-        if registered == nil, slot >= 0 { return try row.withValue(at: slot, body) }
+        if registered == nil, slot >= 0, let row { return try row.pointee.withValue(at: slot, body) }
         return try body(.decoded(value(index)))
     }
 
@@ -74,7 +76,7 @@ public struct FetchedObject: ~Copyable {
     /// as `withValue` hands it: for a row, in one call, which costs less than one per key.
     public func withValues(_ body: (RowValue) throws -> Void) throws {
         try cursor { cursor in
-            if registered == nil, cursor.rowHoldsEveryKey { return try row.withValues(at: cursor.slots, body) }
+            if registered == nil, cursor.rowHoldsEveryKey, let row { return try row.pointee.withValues(at: cursor.slots, body) }
             for i in cursor.keys.indices { try withValue(i, body) }
         }
     }
@@ -82,8 +84,10 @@ public struct FetchedObject: ~Copyable {
     /// The registered object, made now (a fault holding the fetched row) if it was not.
     public func object() throws -> ManagedObject {
         if let registered { return registered }
+        // Every object without a registered one has a row.
+        guard let row else { throw FetchError.rowNoLongerCurrent }
         return try cursor { cursor in
-            try cursor.context.registerFetched(cursor.plan.objectID(key), try row.complete(), plan: cursor.plan, options: cursor.options)
+            try cursor.context.registerFetched(cursor.plan.objectID(key), try row.pointee.complete(), plan: cursor.plan, options: cursor.options)
         }
     }
 }
@@ -134,19 +138,19 @@ final class FetchCursor {
     }
 
     /// The row as the fetch hands it over: the registered object updated from it, or the row.
-    func fetched(_ key: RowKey, _ row: FetchedRow) throws -> FetchedObject {
+    /// `row` points at the row the fetch is on, for as long as the object is used.
+    func fetched(_ key: RowKey, _ row: UnsafePointer<FetchedRow>) throws -> FetchedObject {
         if let object = registered?[key.primaryKey] {
-            try context.takeFetched(try row.complete(), into: object, plan: plan, options: options)
-            return FetchedObject(key, registered: object, row: row.lent(), self)
+            try context.takeFetched(try row.pointee.complete(), into: object, plan: plan, options: options)
+            return FetchedObject(key, registered: object, row: row, self)
         }
-        let fetched = FetchedObject(key, registered: nil, row: row.lent(), self)
+        let fetched = FetchedObject(key, registered: nil, row: row, self)
         // Registered objects are kept alive: each must be registered as it is fetched.
         if registersEveryRow { _ = try fetched.object() }
         return fetched
     }
 
     func fetched(_ object: ManagedObject) -> FetchedObject {
-        FetchedObject(RowKey(entityID: -1, primaryKey: object.objectID.primaryKey), registered: object,
-                      row: FetchedRow(objectID: nil, key: nil, values: []), self)
+        FetchedObject(RowKey(entityID: -1, primaryKey: object.objectID.primaryKey), registered: object, row: nil, self)
     }
 }

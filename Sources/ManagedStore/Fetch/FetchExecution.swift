@@ -24,8 +24,7 @@ public struct FetchedRow {
     /// The row's `Z_OPT`, for objects: what an update's optimistic lock compares against.
     public var version: Int64? = nil
     /// For a row whose other columns are still unread: the statement, on this row, held
-    /// (`owner`) by a row the fetch handed over, not counted in a row lent from one (see
-    /// `lent()`). Reached through `statement`, which counts nothing either way.
+    /// (`owner`), and reached through `statement`, which counts nothing.
     fileprivate var owner: UnreadColumns? = nil
     fileprivate var statement: Unmanaged<UnreadColumns>? = nil
     fileprivate var sequence = 0
@@ -42,17 +41,6 @@ public struct FetchedRow {
         if let decodedID { return decodedID }
         guard let key, let unread = statement?.takeUnretainedValue() else { return nil }
         return unread.plan.objectID(key)
-    }
-
-    /// The row for a holder that cannot outlive this one: the statement is not counted, so
-    /// handing the copy on and dropping it counts nothing either. Only for a holder that the
-    /// compiler keeps inside the body this row was handed to (a noncopyable
-    /// `FetchedObject`): while that body runs, this row holds the statement.
-    func lent() -> FetchedRow {
-        var row = FetchedRow(objectID: decodedID, key: key, values: values, version: version)
-        row.statement = statement
-        row.sequence = sequence
-        return row
     }
 
     /// The row with every property decoded. Only while the fetch is on this row, inside the
@@ -149,6 +137,14 @@ extension FetchPlan {
     /// plan, whose rows wait for their batch, decodes them all.
     @discardableResult
     public func forEach(_ db: Database, decoding needed: [Bool]? = nil, _ body: (FetchedRow) throws -> Void) throws -> Int {
+        try forEachRow(db, decoding: needed) { try body($0.pointee) }
+    }
+
+    /// As `forEach`, handing each row over by its address, valid while `body` runs: a
+    /// holder that cannot outlive the body (a noncopyable `FetchedObject`) points at the
+    /// row instead of copying it, which a pointer to a borrowed row would have done.
+    @discardableResult
+    func forEachRow(_ db: Database, decoding needed: [Bool]? = nil, _ body: (UnsafePointer<FetchedRow>) throws -> Void) throws -> Int {
         let prepared = try db.makeStatement(sql: statement.sql)
         let columns = ColumnReader(prepared.sqliteStatement)
         try columns.bind(statement.arguments, db)
@@ -157,7 +153,10 @@ extension FetchPlan {
             var buffer: [ObjectValue] = []
             buffer.reserveCapacity(decoders.count)
             guard let needed, needed.contains(false) else {
-                return try stream(columns, db) { try body(decode(columns, into: &buffer, needed: nil, identified: true)) }
+                return try stream(columns, db) {
+                    var row = decode(columns, into: &buffer, needed: nil, identified: true)
+                    try withUnsafePointer(to: &row, body)
+                }
             }
             let unread = UnreadColumns(plan: self, columns: columns, needed: needed)
             let unreadReference = Unmanaged.passUnretained(unread)
@@ -169,7 +168,7 @@ extension FetchPlan {
                 row.owner = unread
                 row.statement = unreadReference
                 row.sequence = unread.sequence
-                try body(row)
+                try withUnsafePointer(to: &row, body)
             }
         }
         // Batched, as Core Data's fetchBatchSize: the IDs first, then each batch's rows.
@@ -190,7 +189,9 @@ extension FetchPlan {
                 buffer = []
             }
             for id in batch {
-                if let row = rows[id] { try body(row); count += 1 }
+                guard var row = rows[id] else { continue }
+                try withUnsafePointer(to: &row, body)
+                count += 1
             }
             start += size
         }
