@@ -195,6 +195,28 @@ final class HistoryTests: XCTestCase {
         XCTAssertEqual(try SQLiteShell.read(store, "SELECT (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16001) = max(Z_PK) FROM ACHANGE"), "1")
     }
 
+    /// A batch update over a table two entities share records one change per row, each
+    /// under the row's own entity, with that entity's bitmap for the key, in one transaction
+    /// whose change keys follow on from the counter: what the app's history fetch reads.
+    func testABatchUpdateOfAHierarchyRecordsEachRowUnderItsEntity() throws {
+        let store = try Fixtures.exampleStore(in: try Fixtures.temporaryDirectory(self), history: true).path
+        let before = try XCTUnwrap(Int(try SQLiteShell.read(store, "SELECT ifnull(max(Z_PK), 0) FROM ACHANGE")))
+        let r = try CLI.run(["batch-update", store, "Car", "--set", "year=year+1", "--result", "count"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "50\n")
+        // Every car once, under its concrete entity (Car or SportsCar), as an update.
+        XCTAssertEqual(try SQLiteShell.read(store, """
+            SELECT count(*), count(DISTINCT c.ZENTITYPK), sum(c.ZENTITY = t.Z_ENT), sum(c.ZCHANGETYPE = 1),
+                   min(c.Z_PK) = \(before + 1), max(c.Z_PK) = \(before + 50), count(DISTINCT c.ZTRANSACTIONID)
+            FROM ACHANGE c JOIN ZCAR t ON t.Z_PK = c.ZENTITYPK WHERE c.Z_PK > \(before)
+            """), "50|50|50|50|1|1|1")
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT count(DISTINCT ZENTITY) FROM ACHANGE WHERE Z_PK > \(before)"), "2")
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16001) = max(Z_PK) FROM ACHANGE"), "1")
+        let recorded = try changes(store, ["--after", "0"]).filter { ($0["type"] as? String) == "update" }
+        XCTAssertEqual(recorded.count, 50)
+        XCTAssertEqual(Set(recorded.map { $0["updated"] as? [String] ?? [] }), [["year"]], "each entity's bitmap names the key")
+    }
+
     func testBadInputGetsOneLineAndExitOne() throws {
         let store = try copy("RhetTbull_PhotoScript/Photos.sqlite")
         let plain = try copy("alemar11_CoreDataPlus/SampleModel__Fixtures__SampleModel_V1.sqlite")

@@ -51,7 +51,7 @@ extension Coordinator {
                         let keys = request.propertiesToUpdate.map(\.key).compactMap { entity.attribute($0)?.attribute.name }
                         for (name, changed) in (result.changed ?? [:]).sorted(by: { $0.key < $1.key }) {
                             let concrete = mapping.entity(named: name) ?? entity
-                            for key in changed { try recorder.update(concrete, key, keys: keys) }
+                            try recorder.updates(concrete, changed, properties: keys)
                         }
                         try recorder.finish()
                     }
@@ -167,10 +167,20 @@ enum BatchCondition {
         let prepared = try db.makeStatement(sql: statement.sql)
         let columns = ColumnReader(prepared.sqliteStatement)
         try columns.bind(statement.arguments, db)
-        var keys: [String: [Int64]] = [:]
+        // By entity ID while reading (a number, not a name to hash on every row); one entity
+        // in its own table needs no lookup at all.
+        var byID: [Int64: [Int64]] = [:]
+        var own: [Int64] = []
         while try columns.step(db) {
-            let name = entity.tableHasSubentities ? mapping.entity(withID: Int(columns.int64(1)))?.name ?? entity.name : entity.name
-            keys[name, default: []].append(columns.int64(0))
+            if entity.tableHasSubentities {
+                byID[columns.int64(1), default: []].append(columns.int64(0))
+            } else {
+                own.append(columns.int64(0))
+            }
+        }
+        var keys: [String: [Int64]] = own.isEmpty ? [:] : [entity.name: own]
+        for (id, changed) in byID {
+            keys[mapping.entity(withID: Int(id))?.name ?? entity.name, default: []].append(contentsOf: changed)
         }
         for key in keys.keys { keys[key]?.sort() }
         return keys
