@@ -3,7 +3,8 @@
 # shell printing the same rows in its nearest mode, with a predicate on wide rows (every
 # attribute) and narrow ones (three keys), the session fetch (`-c`) against the one-shot
 # fetch, `count` with and without a predicate, `entities` (also on 10 million people), the
-# same on a store with a deep entity hierarchy, start-up (a count on the 50-person example store), and a batch update.
+# same on a store with a deep entity hierarchy, start-up (a count on the 50-person example store), and a batch update,
+# on a store without persistent history and on one with it.
 # Runs alternate between the two sides of each pair; each line prints both medians, the
 # ratio and both peak memories.
 #
@@ -82,13 +83,22 @@ python3 Benchmarks/compare.py "$((runs * 40))" \
     "start-up (count, 50)" "$bin/cdinspect count $small Person" "sqlite3 file:$small?mode=ro 'SELECT COUNT(*) FROM ZPERSON'"
 
 # The batch update changes the store: each run starts from a fresh copy (copy time excluded).
+# Twice: on the store without history, and on the same people in a store that keeps
+# persistent history, where cdinspect also records a change per row (the shell's UPDATE
+# records none: the line says what history costs).
 work="$out/batch-work.sqlite"
 update_sql="UPDATE OR FAIL ZPERSON AS t0 SET ZAGE = (t0.ZAGE + 1), Z_OPT = (Z_OPT + 1)"
-python3 - "$runs" "$store" "$work" "$bin/cdinspect" "$update_sql" <<'PY'
+with_history="$out/people-history-$people.sqlite"
+if [ ! -f "$with_history" ]; then
+    echo "== writing $people people with persistent history to $with_history" >&2
+    "$bin/cdi-example-store" "$with_history" --people "$people" --model Examples/People.xcdatamodeld --history >&2
+fi
+for pair in "batch update|$store" "batch update (history)|$with_history"; do
+python3 - "$runs" "${pair#*|}" "$work" "$bin/cdinspect" "$update_sql" "${pair%%|*}" <<'PY'
 import os, shutil, statistics, sys, time
 sys.path.insert(0, "Benchmarks")
 from compare import run
-runs, store, work, cdinspect, sql = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+runs, store, work, cdinspect, sql, name = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
 sides = {"ours": [cdinspect, "batch-update", work, "Person", "--set", "age=age+1", "--result", "count"],
          "theirs": ["sqlite3", work, sql]}
 times, peak = {"ours": [], "theirs": []}, {"ours": 0, "theirs": 0}
@@ -100,7 +110,8 @@ for _ in range(runs):
         t, rss = run(argv)
         times[side].append(t); peak[side] = max(peak[side], rss)
 a, b = statistics.median(times["ours"]), statistics.median(times["theirs"])
-print(f"{'batch update':<22} {a*1000:9.1f} ms {b*1000:9.1f} ms {a/b:7.2f}x   {peak['ours']/1024:7.1f} MB {peak['theirs']/1024:7.1f} MB")
+print(f"{name:<22} {a*1000:9.1f} ms {b*1000:9.1f} ms {a/b:7.2f}x   {peak['ours']/1024:7.1f} MB {peak['theirs']/1024:7.1f} MB")
 for suffix in ("", "-wal", "-shm"):
     if os.path.exists(work + suffix): os.remove(work + suffix)
 PY
+done
