@@ -93,7 +93,7 @@ public final class RowWriter {
                 CSV.write(value, to: sink)
             }
         case .json:
-            guard jsonKey() else { return }
+            guard label() else { return }
             if case .objectURI(let prefix, let key) = value, isPlain(prefix) {
                 sink.byte(34)
                 sink.write(prefix)
@@ -103,7 +103,7 @@ public final class RowWriter {
                 value.writeJSON(to: sink)
             }
         case .line:
-            guard lineLabel() else { return }
+            guard label() else { return }
             value.writeText(to: sink)
             sink.byte(10)
         case .table: break
@@ -122,13 +122,13 @@ public final class RowWriter {
             sink.write(prefix)
             sink.integer(key)
         case .json:
-            guard jsonKey() else { return }
+            guard label() else { return }
             sink.byte(34)
             sink.write(prefix)
             sink.integer(key)
             sink.byte(34)
         case .line:
-            guard lineLabel() else { return }
+            guard label() else { return }
             sink.write(prefix)
             sink.integer(key)
             sink.byte(10)
@@ -139,7 +139,7 @@ public final class RowWriter {
     /// An integer, written straight into the sink: a fetch's numbers take this way rather
     /// than through an `OutputValue` and the format's switch over it.
     public func add(integer: Int64) {
-        guard streams, format != .table else { return add(.integer(integer)) }
+        guard streams else { return add(.integer(integer)) }
         guard separate() else { return }
         sink.integer(integer)
         if format == .line { sink.byte(10) }
@@ -147,7 +147,7 @@ public final class RowWriter {
 
     /// A date as ISO 8601 (the same in every format but JSON's quotes), straight into the sink.
     public func add(date: Double) {
-        guard streams, format != .table else { return add(.date(date)) }
+        guard streams else { return add(.date(date)) }
         guard separate() else { return }
         if format == .json { sink.byte(34) }
         if !sink.isoDate(date) { sink.write(OutputValue.formatReal(date)) }
@@ -163,8 +163,7 @@ public final class RowWriter {
         case .csv:
             if field > 0 { sink.byte(44) }
             return true
-        case .json: return jsonKey()
-        case .line: return lineLabel()
+        case .json, .line: return label()
         case .table: return false
         }
     }
@@ -179,12 +178,12 @@ public final class RowWriter {
             if field > 0 { sink.byte(44) }
             sink.csvField(utf8: utf8)
         case .json:
-            guard jsonKey() else { return }
+            guard label() else { return }
             sink.byte(34)
             sink.jsonEscaped(utf8: utf8)
             sink.byte(34)
         case .line:
-            guard lineLabel() else { return }
+            guard label() else { return }
             sink.bytes(UnsafeRawBufferPointer(utf8))
             sink.byte(10)
         case .table: break
@@ -217,15 +216,9 @@ public final class RowWriter {
         !text.utf8.contains(where: { $0 < 0x20 || $0 == 44 || $0 == 34 || $0 == 92 || $0 == 0x7F })
     }
 
-    /// The separator and `"key": ` before the current field; false past the last column.
-    private func jsonKey() -> Bool {
-        guard field < labels.count else { return false }
-        sink.bytes(labels[field])
-        return true
-    }
-
-    /// `name = ` before the current field; false past the last column.
-    private func lineLabel() -> Bool {
+    /// The current field's label (`, "key": ` in JSON, `name = ` in line output); false
+    /// past the last column.
+    private func label() -> Bool {
         guard field < labels.count else { return false }
         sink.bytes(labels[field])
         return true

@@ -24,7 +24,9 @@ public struct FetchedRow {
     /// The row's `Z_OPT`, for objects: what an update's optimistic lock compares against.
     public var version: Int64? = nil
     /// For a row whose other columns are still unread: the statement, on this row, held
-    /// (`owner`), and reached through `statement`, which counts nothing.
+    /// (`owner`), and the same reference uncounted (`statement`), set together. Every use
+    /// goes through `statement`: reaching it through the optional `owner` made a generic
+    /// copy of it on each (callgrind, `Optional.map`).
     fileprivate var owner: UnreadColumns? = nil
     fileprivate var statement: Unmanaged<UnreadColumns>? = nil
     fileprivate var sequence = 0
@@ -70,8 +72,7 @@ public struct FetchedRow {
     /// it. One call a row: the statement is reached, and the row's hold on it counted, once
     /// rather than once per key (`perf stat` on uprobes over `swift_retain`).
     func withValues(at slots: some Collection<Int>, _ body: (RowValue) throws -> Void) throws {
-        // The statement without a count of its own: the row, borrowed for this call, holds it
-        // (or the row it was lent from does).
+        // The statement without a count of its own: the row, borrowed for this call, holds it.
         guard let statement else {
             for slot in slots { try body(.decoded(values[slot])) }
             return
@@ -237,7 +238,7 @@ extension FetchPlan {
 
     /// The name of the entity of a row of this plan.
     func entityName(_ key: RowKey) -> String {
-        key.entityID >= 0 && key.entityID < entityNames.count ? entityNames[Int(key.entityID)] ?? entity.name : entity.name
+        entityName(entityID: key.entityID, fallback: entity.name)
     }
 
     /// A row with nothing decoded but its key, every value read later from the statement
@@ -278,9 +279,15 @@ extension FetchPlan {
     }
 
     func makeObjectID(entityID: Int64?, fallback: String, primaryKey: Int64) -> ObjectID {
-        var name = fallback
-        if let entityID, entityID >= 0, entityID < entityNames.count, let known = entityNames[Int(entityID)] { name = known }
-        return ObjectID(storeUUID: storeUUID, entityName: name, primaryKey: primaryKey)
+        ObjectID(storeUUID: storeUUID, entityName: entityID.map { entityName(entityID: $0, fallback: fallback) } ?? fallback,
+                 primaryKey: primaryKey)
+    }
+
+    /// The table's entity with this `Z_ENT`; `fallback` for a number no entity of the table
+    /// has (a hand-edited row).
+    private func entityName(entityID: Int64, fallback: String) -> String {
+        guard entityID >= 0, entityID < entityNames.count, let known = entityNames[Int(entityID)] else { return fallback }
+        return known
     }
 }
 

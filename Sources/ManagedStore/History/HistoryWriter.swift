@@ -36,40 +36,43 @@ final class HistoryWriter {
     }
 
     func update(_ entity: EntityMapping, _ key: Int64, keys: some Sequence<String>) throws {
-        try record(.update, entity, key, columns: ["ZCOLUMNS"], values: [Data(bitmap(entity, keys)).databaseValue])
+        try updates(entity, [key], properties: keys)
     }
 
     /// The same update of many objects of one entity, as a batch update makes it: the
-    /// bitmap is worked out once, and one prepared insert takes each row's numbers as they
-    /// are. Row by row through `update` (the statement's text, a cache lookup and an
-    /// arguments array per row) a million changes took 5.7 s against the UPDATE's 0.7 s.
+    /// bitmap is worked out once, and one prepared insert, bound once with what every row
+    /// shares, takes each row's two keys. Row by row through the general insert (its text,
+    /// a cache lookup and an arguments array per row) a million changes took 5.7 s against
+    /// the UPDATE's 0.7 s.
     func updates(_ entity: EntityMapping, _ keys: [Int64], properties: some Sequence<String>) throws {
         guard !keys.isEmpty else { return }
         let token = try self.token ?? beginTransaction()
         let bitmap = bitmap(entity, properties)
-        let statement = try db.makeStatement(
+        let statement = try db.cachedStatement(
             sql: "INSERT INTO ACHANGE(Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES(?, ?, ?, ?, ?, ?, ?)")
         let handle = statement.sqliteStatement
-        let fixed: [(Int32, Int64)] = [(2, HistoryWriter.changeEntity), (3, HistoryChangeType.update.rawValue),
-                                       (4, Int64(entity.entityID ?? 0)), (6, token)]
+        // Bindings outlive sqlite3_reset: what every row shares is bound once.
+        sqlite3_reset(handle)
+        sqlite3_bind_int64(handle, 2, HistoryWriter.changeEntity)
+        sqlite3_bind_int64(handle, 3, HistoryChangeType.update.rawValue)
+        sqlite3_bind_int64(handle, 4, Int64(entity.entityID ?? 0))
+        sqlite3_bind_int64(handle, 6, token)
+        let bound = bitmap.withUnsafeBytes { bytes in
+            sqlite3_bind_blob(handle, 7, bytes.baseAddress, Int32(bytes.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        }
+        guard bound == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: bound), message: "binding ZCOLUMNS") }
+        defer { sqlite3_reset(handle) }
         for key in keys {
-            sqlite3_reset(handle)
-            for (index, value) in fixed { sqlite3_bind_int64(handle, index, value) }
             sqlite3_bind_int64(handle, 1, nextChangeKey)
             sqlite3_bind_int64(handle, 5, key)
-            let bound = bitmap.withUnsafeBytes { bytes in
-                sqlite3_bind_blob(handle, 7, bytes.baseAddress, Int32(bytes.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-            }
-            guard bound == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: bound), message: "binding ZCOLUMNS") }
             let stepped = sqlite3_step(handle)
             guard stepped == SQLITE_DONE else {
                 let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
-                sqlite3_reset(handle)
                 throw DatabaseError(resultCode: ResultCode(rawValue: stepped), message: message, sql: statement.sql)
             }
+            sqlite3_reset(handle)
             nextChangeKey += 1
         }
-        sqlite3_reset(handle)
     }
 
     /// The `ZCOLUMNS` bytes that name these properties of the entity. A composite's leaf
