@@ -48,7 +48,7 @@ public enum StoreCreator {
         case .double, .float: return "FLOAT"
         case .string, .uri: return "VARCHAR"
         case .date: return "TIMESTAMP"
-        case .binaryData, .uuid, .transformable, .undefined, .composite: return "BLOB"
+        case .binaryData, .uuid, .transformable, .undefined, .composite, .codable: return "BLOB"
         }
     }
 
@@ -153,8 +153,12 @@ public enum StoreCreator {
             try db.execute(sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
                            arguments: [id, name, superID])
         }
+        // The hashes Core Data computes, so that Core Data opens the store with this model
+        // without a migration; a stable stand-in only where the model lacks a fact the hash
+        // needs (a derivation in a form not spelled).
+        let computed = ModelVersionHash.entityHashes(model)
         let hashes: [(key: PropertyListValue, value: PropertyListValue)] = model.entities.map {
-            (.string($0.name), .data(placeholderHash($0.name)))
+            (.string($0.name), .data((computed[$0.name] ?? nil) ?? placeholderHash($0.name)))
         }
         let plist = PropertyListValue.dictionary([
             (.string("NSPersistenceFrameworkVersion"), .integer(options.frameworkVersion)),
@@ -196,8 +200,8 @@ public enum StoreCreator {
         }
     }
 
-    /// 32 bytes in the place of Core Data's entity version hash (which cannot be computed
-    /// here), stable for a name so that regenerated stores are byte-for-byte repeatable.
+    /// 32 bytes in the place of an entity version hash that cannot be computed, stable for
+    /// a name so that regenerated stores are byte-for-byte repeatable.
     static func placeholderHash(_ name: String) -> [UInt8] {
         var state: UInt64 = 0xcbf2_9ce4_8422_2325
         var out: [UInt8] = []

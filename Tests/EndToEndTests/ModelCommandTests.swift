@@ -61,7 +61,14 @@ final class ModelCommandTests: XCTestCase {
             }
             let diff = try CLI.run(["model", store, "diff", bundle])
             XCTAssertEqual(diff.status, 0, "\(relative): \(diff.stdout)\(diff.stderr)")
-            XCTAssertEqual(diff.stdout, "The models are equivalent.\n", relative)
+            // The export's version hashes are the store's: Core Data opens it with the export as
+            // is (a store without a model cache has only the schema's guess, which cannot match).
+            let opens = "Core Data opens this store with the other model as is: every entity's version hash matches the store's metadata.\n"
+            if original.source.namesAreCaseInsensitive {
+                XCTAssertTrue(diff.stdout.hasPrefix("The models are equivalent.\nCore Data must migrate"), "\(relative): \(diff.stdout)")
+            } else {
+                XCTAssertEqual(diff.stdout, "The models are equivalent.\n" + opens, relative)
+            }
             exported += 1
         }
         XCTAssertGreaterThanOrEqual(exported, 13)
@@ -213,7 +220,8 @@ final class ModelCommandTests: XCTestCase {
         XCTAssertEqual(second.report["verdict"] as? String, "Core Data can infer a lightweight migration for every change.")
         // The table form ends with the verdict; a missing OTHER is one line and exit 1.
         let table = try CLI.run(["model", store, "--model", files[1], "diff", files[2]])
-        XCTAssertTrue(table.stdout.hasSuffix("\nCore Data can infer a lightweight migration for every change.\n"), table.stdout)
+        XCTAssertTrue(table.stdout.contains("\nCore Data can infer a lightweight migration for every change.\n"
+                                            + "Core Data must migrate this store to open it with the other model: "), table.stdout)
         // (Model2 is not the store's model: its new columns are missing, and said so first.)
         XCTAssertTrue(table.stderr.hasPrefix("cdinspect: warning: the model does not match the store's tables"), table.stderr)
         XCTAssertTrue(table.stderr.hasSuffix("\ncdinspect: error: the models differ\n"), table.stderr)

@@ -1,9 +1,11 @@
 import XCTest
 @testable import ManagedStore
 
-/// The ZCOLUMNS rule: bit 0 is the first property, most significant bit first; persistent
-/// to-ones, then attributes, then to-manys, then transient properties, each group by name;
-/// a bit past the properties, or any bit of a bitmap shorter than the model's, is `#N`.
+/// The ZCOLUMNS rule: one bit per member of Core Data's SQL entity, most significant bit
+/// first: to-one keys (inherited first), hidden foreign keys, entity keys, order keys,
+/// attribute columns (inherited first, composites by element), to-manys, many-to-manys;
+/// transients have no bit. A bit past the members, or any bit of a bitmap shorter than the
+/// model's, is `#N`; a hidden foreign key's bit names nothing.
 final class UpdatedPropertyBitsTests: XCTestCase {
     let model = ManagedObjectModel(entities: [
         EntityDescription(name: "Base", properties: [
@@ -19,15 +21,27 @@ final class UpdatedPropertyBitsTests: XCTestCase {
                                                   isOrdered: true)),
             .relationship(RelationshipDescription(name: "cover", destinationEntityName: "Page", inverseName: nil)),
         ]),
+        EntityDescription(name: "Owner", properties: [
+            .relationship(RelationshipDescription(name: "items", destinationEntityName: "Base", inverseName: "owner", maxCount: 0,
+                                                  isOrdered: true)),
+            // No inverse: Core Data keeps a hidden key for it in Base's table.
+            .relationship(RelationshipDescription(name: "watched", destinationEntityName: "Base", inverseName: nil, maxCount: 0)),
+        ]),
     ], source: .modelCache)
 
-    func testGroupsThenNamesInheritedAndOwnTogether() {
+    func testGroupsInheritedFirstThenByNameTransientsLeftOut() {
         let bits = UpdatedPropertyBits(entity: "Item", model: model)
-        XCTAssertEqual(bits.names, ["cover", "owner", "amount", "title", "uuid", "tags", "pages", "scratch"])
-        XCTAssertEqual(bits.byteCount, 1)
-        XCTAssertEqual(bits.bitmap(["title"]), [0x10])
-        XCTAssertEqual(bits.bitmap(["cover", "scratch"]), [0x81])
-        XCTAssertEqual(bits.names([0x10]), ["title"])
+        // owner's inverse is ordered: it has an order key; Owner.watched adds a hidden key.
+        XCTAssertEqual(Array(bits.names.prefix(7)), ["owner", "cover", nil, "owner", "uuid", "amount", "title"])
+        XCTAssertEqual(Set(bits.names.suffix(2).compactMap { $0 }), ["tags", "pages"])
+        XCTAssertEqual(bits.names.count, 9)
+        XCTAssertEqual(bits.byteCount, 2)
+        XCTAssertEqual(bits.bitmap(["title"]), [0x02, 0x00])
+        // A to-one sets its key and its order key.
+        XCTAssertEqual(bits.bitmap(["owner"]), [0x90, 0x00])
+        XCTAssertEqual(bits.names([0x10, 0x00]), ["owner"])
+        // The hidden key's bit names nothing.
+        XCTAssertEqual(bits.names([0x20, 0x00]), [])
     }
 
     /// A to-one into a hierarchy is stored as its key and its destination's entity: two bits.
@@ -46,6 +60,25 @@ final class UpdatedPropertyBitsTests: XCTestCase {
         XCTAssertEqual(bits.names([0xE0]), ["object", "version"])
     }
 
+    /// Each element of a composite has a bit of its own, named after the composite; the
+    /// writer marks only the element that changed.
+    func testCompositeElementsEachTakeABit() {
+        var author = AttributeDescription(name: "author", type: .composite)
+        author.elements = [AttributeDescription(name: "person", type: .string), AttributeDescription(name: "id", type: .uuid)]
+        let model = ManagedObjectModel(entities: [
+            EntityDescription(name: "Quote", properties: [
+                .attribute(author),
+                .attribute(AttributeDescription(name: "id", type: .uuid)),
+                .attribute(AttributeDescription(name: "text", type: .string)),
+            ]),
+        ], source: .modelCache)
+        let bits = UpdatedPropertyBits(entity: "Quote", model: model)
+        XCTAssertEqual(bits.names, ["author", "author", "id", "text"])
+        XCTAssertEqual(bits.bitmap(["author.id"]), [0x40])
+        XCTAssertEqual(bits.bitmap(["author"]), [0xC0])
+        XCTAssertEqual(bits.names([0x60]), ["author", "id"])
+    }
+
     func testUnnamedBitsShowTheirNumber() {
         let bits = UpdatedPropertyBits(orderedNames: ["a", "b", "c"])
         XCTAssertEqual(bits.names([0x80 | 0x08]), ["a", "#4"])
@@ -62,5 +95,17 @@ final class UpdatedPropertyBitsTests: XCTestCase {
         let keys = ["p00", "p07", "p08", "p19", "unknown"]
         XCTAssertEqual(many.names(many.bitmap(keys)), ["p00", "p07", "p08", "p19"])
         XCTAssertEqual(many.bitmap(["p19"]), [0, 0, 0x10])
+    }
+
+    /// CFString's hash as CoreFoundation computes it (values from the algorithm in
+    /// `CFString.c`, worked by hand for the short cases), and the dictionary order it gives.
+    func testCFStringHashAndDictionaryOrder() {
+        XCTAssertEqual(CFDictionaryOrder.hash(""), 0)
+        // "a": length 1, then 1 * 257 + 97 = 354, plus 354 << 1.
+        XCTAssertEqual(CFDictionaryOrder.hash("a"), 354 + (354 << 1))
+        let keys = ["Z_PK", "Z_ENT", "Z_OPT", "books", "author"]
+        let order = CFDictionaryOrder.enumerationOrder(of: keys)
+        XCTAssertEqual(Set(order), Set(keys))
+        XCTAssertEqual(order, CFDictionaryOrder.enumerationOrder(of: keys))
     }
 }

@@ -77,6 +77,9 @@ enum DoctorReport {
             func list(_ fs: [DoctorFinding]) -> OutputValue { .array(fs.map { .object(Array(zip(findingColumns, values($0, store: store, short: false)))) }) }
             var pairs: [(String, OutputValue)] = [("path", .string(store.path)), ("space", spaceValue), ("findings", list(findings))]
             if let migration = report.migration { pairs.append(("migration", list(migration))) }
+            if let hashes = report.versionHashes {
+                pairs.append(("opensWithoutMigration", .bool(EntityHashComparison.opensWithoutMigration(hashes))))
+            }
             pairs += [("errors", .integer(Int64(report.errors))), ("warnings", .integer(Int64(report.warnings))), ("verdict", .string(report.verdict))]
             sink.line(OutputValue.object(pairs).jsonText)
         case .csv:
@@ -123,6 +126,7 @@ enum DoctorReport {
                 writer.finish()
             }
             sink.line()
+            if let hashes = report.versionHashes { sink.line(ModelCommand.hashVerdict(hashes, model: "the new model")) }
             sink.line("verdict: " + report.verdict)
         }
     }

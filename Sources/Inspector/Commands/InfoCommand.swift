@@ -27,6 +27,11 @@ public struct InfoCommand: SessionCommand {
             ("persistentHistory", .bool(store.schema.hasPersistentHistory)),
             ("cloudKitMirroring", .bool(store.schema.table("ANSCKRECORDMETADATA") != nil)),
         ]
+        // Whether Core Data would open the store with this model without a migration.
+        if let metadata, !metadata.versionHashes.isEmpty {
+            let comparisons = EntityHashComparison.compare(store.model, with: metadata)
+            pairs.append(("modelMatchesMetadata", .bool(EntityHashComparison.opensWithoutMigration(comparisons))))
+        }
         // The span of history an app's token can name: `history --after TOKEN` reads past it.
         if let history = try? PersistentHistory(store: store), let summary = try? store.read(history.summary) {
             pairs += [("historyTransactions", .integer(summary.transactions)),

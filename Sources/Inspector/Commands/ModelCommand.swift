@@ -15,10 +15,13 @@ public struct ModelCommand: SessionCommand {
             properties added, removed, renamed (by renaming identifier), moved and changed, each with the migration \
             it needs and the rule that says so, and a verdict; it exits 0 when the models are equivalent and 1 when \
             they differ. 'model classes [ENTITY]' lists, for every transformable attribute, the classes archived in \
-            its rows with the number of rows holding each: what an NSSecureUnarchiveFromDataTransformer must allow.
+            its rows with the number of rows holding each: what an NSSecureUnarchiveFromDataTransformer must allow. \
+            'model hashes' prints, per entity, the version hash Core Data computes from the model (the store's, or \
+            --model's) beside the one the store's metadata holds, and whether they match: when every entity \
+            matches, Core Data opens the store with that model as is; otherwise it must migrate.
             """)
 
-    @Argument(help: ArgumentHelp("xml (the default), export, diff or classes.", valueName: "view"))
+    @Argument(help: ArgumentHelp("xml (the default), export, diff, classes or hashes.", valueName: "view"))
     public var view: String = "xml"
     @Argument(help: ArgumentHelp("For export: the folder to write to. For diff: the other store or model. For classes: an entity.", valueName: "target"))
     public var target: String?
@@ -27,7 +30,7 @@ public struct ModelCommand: SessionCommand {
     public init() {}
 
     public func run(in session: Session) throws {
-        let views = ["xml", "export", "diff", "classes"]
+        let views = ["xml", "export", "diff", "classes", "hashes"]
         guard views.contains(view) else { throw CommandError.usage("model shows \(views.joined(separator: ", ")), not '\(view)'") }
         switch view {
         case "export":
@@ -38,6 +41,9 @@ public struct ModelCommand: SessionCommand {
             try diff(with: target, session: session)
         case "classes":
             try classes(entity: target, session: session)
+        case "hashes":
+            if target != nil { throw CommandError.usage("'model hashes' takes no argument; give another model with --model") }
+            hashes(session: session)
         default:
             if target != nil { throw CommandError.usage("'model' takes no argument; did you mean 'model export \(target ?? "")'?") }
             session.output.write(ModelXMLWriter.contents(of: session.store.model))
@@ -66,11 +72,16 @@ public struct ModelCommand: SessionCommand {
         }
         // The rows of this store the new model's migration would reject (doctor's lines).
         let rejected = try session.store.read { try MigrationRowCheck(store: session.store, newModel: newModel).findings($0) }
+        // Whether Core Data would open this store with the new model without migrating: its
+        // entity version hashes against the store's metadata.
+        let hashes = EntityHashComparison.compare(newModel, with: session.store.metadata)
         if format == .json {
             let changes = OutputValue.array(diff.changes.map { .object(Array(zip(columns, values($0)))) })
             let rows = OutputValue.array(rejected.map { .object(Array(zip(DoctorReport.findingColumns, DoctorReport.values($0, store: session.store, short: false)))) })
             session.output.line(OutputValue.object([("equivalent", .bool(diff.isEquivalent)), ("migration", .string(Self.migrationText(diff.migration))),
-                                                    ("verdict", .string(diff.verdict)), ("changes", changes), ("rejectedRows", rows)]).jsonText)
+                                                    ("verdict", .string(diff.verdict)),
+                                                    ("opensWithoutMigration", .bool(EntityHashComparison.opensWithoutMigration(hashes))),
+                                                    ("changes", changes), ("rejectedRows", rows)]).jsonText)
         } else {
             if !diff.changes.isEmpty {
                 let writer = RowWriter(columns: columns, format: format, sink: session.output)
@@ -81,6 +92,7 @@ public struct ModelCommand: SessionCommand {
             // CSV stays rows only, for the programs that read it; the exit status says the rest.
             if format != .csv {
                 session.output.line(diff.verdict)
+                session.output.line(Self.hashVerdict(hashes, model: "the other model"))
                 for f in rejected {
                     session.output.line("rows: \(f.count) \(f.entity ?? "") row(s) break it: \(f.detail) (e.g. "
                                         + f.examples.map { "\($0.entity)/p\($0.primaryKey)" }.joined(separator: ", ") + ")")
@@ -89,6 +101,43 @@ public struct ModelCommand: SessionCommand {
         }
         session.output.flush()
         if !diff.isEquivalent { throw ModelsDiffer() }
+    }
+
+    private func hashes(session: Session) {
+        let store = session.store
+        let comparisons = EntityHashComparison.compare(store.model, with: store.metadata)
+        let format = session.format(output.format)
+        let writer = RowWriter(columns: ["entity", "computed", "stored", "match"], format: format, sink: session.output)
+        for c in comparisons {
+            writer.row([.string(c.entity), c.computed.map { .string(Self.hex($0)) } ?? .null,
+                        c.stored.map { .string(Self.hex($0)) } ?? .null, .bool(c.matches)])
+        }
+        writer.finish()
+        if format == .table || format == .line {
+            session.output.line()
+            session.output.line(Self.hashVerdict(comparisons))
+        }
+        if store.model.source.namesAreCaseInsensitive {
+            session.warn("the store has no model cache and no --model was given: the model is the schema's guess, so its hashes cannot match")
+        }
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Whether Core Data would open the store with the model as is, in one sentence.
+    static func hashVerdict(_ comparisons: [EntityHashComparison], model: String = "this model") -> String {
+        if EntityHashComparison.opensWithoutMigration(comparisons) {
+            return "Core Data opens this store with \(model) as is: every entity's version hash matches the store's metadata."
+        }
+        let differing = comparisons.filter { !$0.matches }.map(\.entity)
+        return "Core Data must migrate this store to open it with \(model): \(differing.count) of \(comparisons.count) "
+            + "entity version hashes differ (\(differing.prefix(8).joined(separator: ", "))\(differing.count > 8 ? ", …" : ""))."
     }
 
     /// The model of a store (by path or app name) or of an Xcode model file.

@@ -22,7 +22,7 @@ public struct SchemaCommand: SessionCommand {
         let format = session.format(output.format)
         switch format {
         case .json:
-            let items = entities.map { SchemaCommand.json($0) }
+            let items = entities.map { SchemaCommand.json($0, declared: store.model.entity(named: $0.name)) }
             if entity != nil { session.output.line(items[0].jsonText) } else {
                 session.output.line("[" + items.map { "\n  " + $0.jsonText }.joined(separator: ",") + (items.isEmpty ? "]" : "\n]"))
             }
@@ -41,6 +41,14 @@ public struct SchemaCommand: SessionCommand {
                 let writer = RowWriter(columns: SchemaCommand.columns, format: .table, sink: session.output)
                 for row in SchemaCommand.rows(e) { writer.row(row) }
                 writer.finish()
+                // SwiftData's #Unique and #Index, Core Data's constraints and fetch indexes.
+                if let declared = store.model.entity(named: e.name) {
+                    for constraint in declared.uniquenessConstraints { session.output.line("unique: " + constraint.joined(separator: ", ")) }
+                    for index in declared.fetchIndexes {
+                        session.output.line("index \(index.name): " + index.elements.map { $0.propertyName + ($0.isAscending ? "" : " desc") }
+                            .joined(separator: ", "))
+                    }
+                }
             }
         }
     }
@@ -54,6 +62,8 @@ public struct SchemaCommand: SessionCommand {
             if let t = a.attribute.valueTransformerName { details.append("transformer \(t)") }
             if let c = a.attribute.valueClassName, a.attribute.type == .transformable { details.append("class \(c)") }
             if a.attribute.allowsExternalBinaryDataStorage { details.append("external storage") }
+            if a.attribute.preservesValueInHistoryOnDeletion { details.append("kept in history on deletion") }
+            if a.attribute.holdsJSON { details.append("JSON") }
             if let d = a.attribute.defaultValue { details.append("default \(d)") }
             rows.append([.string(a.attribute.name), .string("attribute"), .string(a.attribute.type.modelName),
                          .bool(a.attribute.isOptional),
@@ -80,7 +90,7 @@ public struct SchemaCommand: SessionCommand {
         return rows
     }
 
-    static func json(_ e: EntityMapping) -> OutputValue {
+    static func json(_ e: EntityMapping, declared: EntityDescription?) -> OutputValue {
         let optional = { (s: String?) in s.map { OutputValue.string($0) } ?? .null }
         return .object([
             ("name", .string(e.name)),
@@ -122,6 +132,10 @@ public struct SchemaCommand: SessionCommand {
             })),
             ("fetchedProperties", .array(e.fetchedProperties.map { f in
                 .object([("name", .string(f.name)), ("entity", optional(f.fetchEntityName))])
+            })),
+            ("uniquenessConstraints", .array((declared?.uniquenessConstraints ?? []).map { .array($0.map(OutputValue.string)) })),
+            ("indexes", .array((declared?.fetchIndexes ?? []).map { index in
+                .object([("name", .string(index.name)), ("elements", .array(index.elements.map { .string($0.propertyName) }))])
             })),
         ])
     }

@@ -17,6 +17,7 @@ extension OutputValue {
         case .uri(let uri): self = .string(uri)
         case .transformable(let summary, let bytes): self = rawArchives ? .data(bytes) : .archive(summary: summary, bytes: bytes)
         case .externalFile(let path, let exists): self = .string("<external data \(path)\(exists ? "" : ", missing")>")
+        case .json(let bytes): self = .json(bytes)
         }
     }
 

@@ -22,6 +22,9 @@ public enum OutputValue: Sendable, Equatable {
     /// A transformable's archive: its one-line summary in text formats, the decoded value in
     /// JSON (decoded only when JSON asks, so a table of them costs no unarchiving).
     case archive(summary: String, bytes: [UInt8])
+    /// JSON text from the store (SwiftData's Codable values), already checked to be JSON:
+    /// nested as it is in JSON output, the text itself in the other formats.
+    case json([UInt8])
 
     public static func == (lhs: OutputValue, rhs: OutputValue) -> Bool {
         lhs.text == rhs.text && lhs.jsonText == rhs.jsonText
@@ -214,6 +217,7 @@ public enum OutputValue: Sendable, Equatable {
         case .array(let items): return items.map(\.text).joined(separator: ", ")
         case .object(let pairs): return pairs.map { "\($0.0)=\($0.1.text)" }.joined(separator: ", ")
         case .archive(let summary, _): return summary
+        case .json(let bytes): return String(decoding: bytes, as: UTF8.self)
         }
     }
 
@@ -229,6 +233,7 @@ public enum OutputValue: Sendable, Equatable {
         case .date(let d):
             if !sink.isoDate(d) { sink.write(OutputValue.formatReal(d)) }
         case .uuid(let u): OutputValue.withUUIDText(u) { sink.bytes(UnsafeRawBufferPointer($0)) }
+        case .json(let bytes): bytes.withUnsafeBytes { sink.bytes($0) }
         default: sink.write(text)
         }
     }
@@ -280,6 +285,7 @@ public enum OutputValue: Sendable, Equatable {
             }
             sink.byte(125)
         case .archive(_, let bytes): OutputValue(archiveBytes: bytes).writeJSON(to: sink)
+        case .json(let bytes): bytes.withUnsafeBytes { sink.bytes($0) }
         }
     }
 }

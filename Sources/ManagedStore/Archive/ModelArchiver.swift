@@ -33,16 +33,38 @@ public enum ModelArchiver {
                 ("NSIsOptional", .bool(a.isOptional)), ("NSIsTransient", .bool(a.isTransient)),
                 ("NSAttributeValueClassName", string(a.valueClassName)),
                 ("NSValueTransformerName", string(a.valueTransformerName)),
-                ("NSAllowsExternalBinaryDataStorage", .bool(a.allowsExternalBinaryDataStorage)),
                 ("NSDefaultValue", string(a.defaultValue)),
                 ("NSEntity", entityRef),
             ]
-            if a.preservesValueInHistoryOnDeletion { fields.append(("NSFlagsKey", .integer(Int64(ModelCacheReader.preservedFlag)))) }
+            // Both flags live in NSFlagsKey, as Core Data archives them; there is no key of their own.
+            let flags = (a.preservesValueInHistoryOnDeletion ? ModelCacheReader.preservedFlag : 0)
+                | (a.allowsExternalBinaryDataStorage ? ModelCacheReader.externalStorageFlag : 0)
+            fields.append(("NSFlagsKey", .integer(Int64(flags))))
+            if a.isReadOnly { fields.append(("NSIsReadOnly", .bool(true))) }
+            if let modifier = a.versionHashModifier { fields.append(("NSVersionHashModifier", string(modifier))) }
+            if a.isDerived, let derivation = a.derivation { fields.append(("NSDerivationExpression", expression(derivation))) }
             if a.type == .composite {
                 let elements = a.elements.map { PropertyListValue.uid(add(attribute($0, entityRef))) }
                 fields.append(("NSElements", .uid(add(object("NSArray", [("NS.objects", .array(elements))])))))
             }
             return object(className, fields)
+        }
+
+        /// A derivation as the expression objects Core Data archives: a key path of SELF, or
+        /// `count:(keyPath)`; read back by `ArchivedExpression` as the same text.
+        func expression(_ text: String) -> PropertyListValue {
+            func keyPath(_ path: String) -> PropertyListValue {
+                let specifier = add(object("NSKeyPathSpecifierExpression", [("NSExpressionType", .integer(10)), ("NSKeyPath", string(path))]))
+                let operand = add(object("NSSelfExpression", [("NSExpressionType", .integer(1))]))
+                let arguments = add(object("NSArray", [("NS.objects", .array([.uid(specifier)]))]))
+                return .uid(add(object("NSKeyPathExpression", [("NSOperand", .uid(operand)), ("NSSelectorName", string("valueForKeyPath:")),
+                                                               ("NSExpressionType", .integer(3)), ("NSArguments", .uid(arguments))])))
+            }
+            guard text.hasPrefix("count:("), text.hasSuffix(")") else { return keyPath(text) }
+            let argument = keyPath(String(text.dropFirst(7).dropLast()))
+            let arguments = add(object("NSArray", [("NS.objects", .array([argument]))]))
+            return .uid(add(object("NSFunctionExpression", [("NSSelectorName", string("count:")), ("NSExpressionType", .integer(4)),
+                                                            ("NSArguments", .uid(arguments))])))
         }
 
         let root = add(.null)
@@ -69,6 +91,8 @@ public enum ModelArchiver {
                         ("NSEntity", entityRef),
                     ]
                     if r.isOrdered { fields.append(("NSIsOrdered", .bool(true))) }
+                    if r.isReadOnly { fields.append(("NSIsReadOnly", .bool(true))) }
+                    if let modifier = r.versionHashModifier { fields.append(("NSVersionHashModifier", string(modifier))) }
                     value = object("NSRelationshipDescription", fields)
                 case .fetched(let f):
                     value = object("NSFetchedPropertyDescription", [
@@ -91,6 +115,7 @@ public enum ModelArchiver {
                 ("NSClassNameForEntity", string(entity.className ?? entity.name)),
                 ("NSSuperentity", entity.superentityName.flatMap { entitySlots[$0] }.map { .uid($0) } ?? .uid(0)),
                 ("NSIsAbstract", .bool(entity.isAbstract)),
+                ("NSVersionHashModifier", string(entity.versionHashModifier)),
                 ("NSProperties", .uid(add(dictionary(properties)))),
                 ("NSSubentities", .uid(add(dictionary(subentities)))),
                 ("NSManagedObjectModel", .uid(root)),

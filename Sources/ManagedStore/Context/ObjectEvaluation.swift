@@ -62,6 +62,7 @@ extension AttributeValue {
         case .uri(let s): return .string(s)
         case .data(let bytes): return .string(Data(bytes).base64EncodedString())
         case .transformable(let summary, _): return .string(summary)
+        case .json(let bytes): return .string(String(decoding: bytes, as: UTF8.self))
         case .externalFile(let path, _): return .string(path)
         }
     }

@@ -9,6 +9,9 @@ public struct StoreDoctor {
         public var findings: [DoctorFinding]
         /// Rows the new model would reject; nil when no new model was given.
         public var migration: [DoctorFinding]?
+        /// The new model's entity version hashes against the store's metadata; nil when no
+        /// new model was given. All equal: Core Data opens the store with it as is.
+        public var versionHashes: [EntityHashComparison]?
 
         public var errors: Int { (findings + (migration ?? [])).filter { $0.severity == .error }.count }
         public var warnings: Int { (findings + (migration ?? [])).filter { $0.severity == .warning }.count }
@@ -58,7 +61,8 @@ public struct StoreDoctor {
         let (pages, keyFindings) = try keys.value()
         let (census, rowFindings, migration) = try rows.get()
         let space = try store.read { try StoreSpace(store: store, census: census, pages: pages, $0) }
-        return Report(space: space, findings: keyFindings + rowFindings, migration: migration)
+        return Report(space: space, findings: keyFindings + rowFindings, migration: migration,
+                      versionHashes: newModel.map { EntityHashComparison.compare($0, with: store.metadata) })
     }
 }
 

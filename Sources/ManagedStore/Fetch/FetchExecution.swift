@@ -271,7 +271,7 @@ extension FetchPlan {
         if decoder.type == .uuid, let uuid = row.uuid(decoder.index) { return .attribute(.uuid(uuid)) }
         let stored = row.stored(decoder.index)
         if let type = decoder.type {
-            return .attribute(AttributeValueDecoder.decode(stored, type: type, external: decoder.external, store: storeFile))
+            return .attribute(AttributeValueDecoder.decode(stored, type: type, external: decoder.external, json: decoder.json, store: storeFile))
         }
         guard case .integer(let key) = stored else { return .toOne(nil) }
         let entityID: Int64? = decoder.entityIndex.flatMap { row.isNull($0) ? nil : row.int64($0) }

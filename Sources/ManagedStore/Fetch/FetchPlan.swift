@@ -26,6 +26,8 @@ public struct FetchPlan: Sendable {
         let index: Int
         let type: AttributeType?
         let external: Bool
+        /// The column may hold SwiftData's JSON (`AttributeDescription.holdsJSON`).
+        let json: Bool
         let destination: String
         let entityIndex: Int?
 
@@ -128,7 +130,7 @@ public struct FetchPlan: Sendable {
         self.properties = properties
         decoders = properties.map {
             Decoder(index: $0.index, type: $0.attribute?.type, external: $0.attribute?.allowsExternalBinaryDataStorage ?? false,
-                    destination: $0.destination ?? "", entityIndex: $0.entityIndex)
+                    json: $0.attribute?.holdsJSON ?? false, destination: $0.destination ?? "", entityIndex: $0.entityIndex)
         }
         self.entityIndex = entityIndex
         self.primaryKeyIndex = primaryKeyIndex

@@ -76,11 +76,11 @@ final class HistoryWriter {
     }
 
     /// The `ZCOLUMNS` bytes that name these properties of the entity. A composite's leaf
-    /// (`address.city`) marks the composite attribute's bit.
+    /// (`address.city`) marks its own element's bit.
     private func bitmap(_ entity: EntityMapping, _ keys: some Sequence<String>) -> [UInt8] {
         let bits = self.bits[entity.name] ?? UpdatedPropertyBits(entity: entity.name, model: store.model)
         self.bits[entity.name] = bits
-        return bits.bitmap(keys.map { String($0.prefix { $0 != "." }) })
+        return bits.bitmap(keys)
     }
 
     /// Call before the row is deleted: the tombstone is read from it.

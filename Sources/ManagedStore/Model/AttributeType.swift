@@ -16,6 +16,9 @@ public enum AttributeType: Int, Sendable, CaseIterable {
     case transformable = 1800
     case objectID = 2000
     case composite = 2100
+    /// iOS 26's codable attribute: a value stored through a codable adapter as a BLOB, JSON
+    /// by default (sql-entity.md §4; no genuine store seen).
+    case codable = 2200
 
     /// The names Xcode's model editor uses (and `.xcdatamodel` XML stores in `attributeType`).
     public var modelName: String {
@@ -36,6 +39,7 @@ public enum AttributeType: Int, Sendable, CaseIterable {
         case .transformable: return "Transformable"
         case .objectID: return "ObjectID"
         case .composite: return "Composite"
+        case .codable: return "Codable"
         }
     }
 

@@ -21,12 +21,21 @@ public enum ColumnNaming {
     /// Columns for every property stored in a row of `root`'s table, keyed by
     /// (declaring entity, property): `Z` + the uppercased name, and when a later entity
     /// (in `Z_ENT` order) declares the same name, `1`, `2`, … appended.
+    ///
+    /// A composite's elements are named after the element alone (sql-entity.md §4: element
+    /// `id` of `author` is `ZID1` in an entity with an `id` of its own, `ice.ice` is `ZICE`),
+    /// after the entity's other columns, so a collision suffixes the element. Composites in
+    /// name order, elements in the composite's order.
     public static func rowColumns(root: String, model: ManagedObjectModel, ids: [String: Int]) -> [String: String] {
         var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
         var assigned: [String: String] = [:]
         let tree = model.entityTree(root).sorted { (ids[$0.name] ?? Int.max, $0.name) < (ids[$1.name] ?? Int.max, $1.name) }
         for entity in tree {
-            for property in entity.flattenedProperties.filter(\.isStoredInRow).sorted(by: { $0.name < $1.name }) {
+            let stored = entity.properties.filter(\.isStoredInRow).sorted(by: { $0.name < $1.name })
+            let plain = stored.filter { if case .attribute(let a) = $0 { return a.type != .composite } else { return true } }
+            let elements = stored.filter { if case .attribute(let a) = $0 { return a.type == .composite } else { return false } }
+                .flatMap(\.flattened).filter(\.isStoredInRow)
+            for property in plain + elements {
                 let base = columnBase(property.name)
                 var candidate = base
                 var n = 0
@@ -38,18 +47,19 @@ public enum ColumnNaming {
         return assigned
     }
 
-    /// `Z` + the uppercased name; a composite's leaf `address.city` becomes `ZADDRESS_CITY`.
-    /// The leaf form is a prediction (no genuine store with composites has been seen): the
-    /// reader verifies it against the table and also accepts `ZADDRESSCITY`.
+    /// `Z` + the uppercased name; a composite's leaf `address.city` becomes `ZCITY` (the
+    /// element's own name: nested composites flatten to their leaf's name).
     static func columnBase(_ name: String) -> String {
-        "Z" + name.uppercased().replacingDots(with: "_")
+        guard let dot = name.lastIndex(of: ".") else { return "Z" + name.uppercased() }
+        return "Z" + name[name.index(after: dot)...].uppercased()
     }
 
-    /// The other name a composite leaf's column may have: `ZADDRESSCITY` for the predicted
-    /// `ZADDRESS_CITY` (with any collision suffix kept); nil for a property that is no leaf.
-    static func unseparatedColumn(property: String, predicted: String) -> String? {
-        guard property.contains(".") else { return nil }
-        return "Z" + property.uppercased().replacingDots(with: "") + predicted.dropFirst(columnBase(property).count)
+    /// Names earlier versions of cdinspect's store writer gave a composite leaf's column
+    /// (`ZADDRESS_CITY`, `ZADDRESSCITY`), which the reader still accepts when the predicted
+    /// column is missing; empty for a property that is no leaf.
+    static func legacyLeafColumns(property: String) -> [String] {
+        guard property.contains(".") else { return [] }
+        return ["Z" + property.uppercased().replacingDots(with: "_"), "Z" + property.uppercased().replacingDots(with: "")]
     }
 
     public static func column(in assigned: [String: String], declaredBy entity: String, property: String) -> String? {

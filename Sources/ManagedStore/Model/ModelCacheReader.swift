@@ -93,14 +93,26 @@ public enum ModelCacheReader {
                       case .attribute(let a)? = property(member, name: name, archive: archive, depth: depth + 1) else { return nil }
                 return a
             }
-            if !elements.isEmpty, elements.count == members.count { return elements.sorted { $0.name < $1.name } }
+            // The archive's order is the composite's element order, which the SQL entity
+            // follows (sql-entity.md §1): kept as it is.
+            if !elements.isEmpty, elements.count == members.count { return elements }
         }
         return []
     }
 
+    /// The `NSFlagsKey` bit of an attribute that allows external binary storage (the archive
+    /// has no separate key for it; sql-entity.md §3).
+    static let externalStorageFlag = 4
+
     private static func property(_ ref: Int, name: String, archive: KeyedArchive, depth: Int = 0) -> PropertyDescription? {
+        // An inherited property may be archived as a proxy of its superentity's description.
+        if archive.className(of: ref) == "_NSPropertyDescriptionProxy", depth < 8,
+           let underlying = archive.uid(archive.objects[ref]["NSUnderlyingProperty"]) {
+            return property(underlying, name: name, archive: archive, depth: depth + 1)
+        }
         let flag = { (key: String) in archive.value(ref, key)?.boolValue ?? false }
         let int = { (key: String) in archive.value(ref, key)?.integerValue.map(Int.init) }
+        let flags = int("NSFlagsKey") ?? 0
         switch archive.className(of: ref) {
         case "NSAttributeDescription", "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
             var attribute = AttributeDescription(
@@ -111,10 +123,16 @@ public enum ModelCacheReader {
                 isDerived: archive.className(of: ref) == "NSDerivedAttributeDescription",
                 valueClassName: archive.string(ref, "NSAttributeValueClassName"),
                 valueTransformerName: archive.string(ref, "NSValueTransformerName"),
-                allowsExternalBinaryDataStorage: flag("NSAllowsExternalBinaryDataStorage"),
+                allowsExternalBinaryDataStorage: flag("NSAllowsExternalBinaryDataStorage") || flags & externalStorageFlag != 0,
                 defaultValue: defaultValue(archive.value(ref, "NSDefaultValue")),
-                preservesValueInHistoryOnDeletion: (int("NSFlagsKey") ?? 0) & preservedFlag != 0,
+                preservesValueInHistoryOnDeletion: flags & preservedFlag != 0,
                 renamingIdentifier: renaming(archive.string(ref, "NSRenamingIdentifier"), name))
+            attribute.isReadOnly = flag("NSIsReadOnly")
+            attribute.versionHashModifier = archive.string(ref, "NSVersionHashModifier")
+            if attribute.isDerived {
+                attribute.derivation = archive.uid(archive.objects[ref]["NSDerivationExpression"])
+                    .flatMap { ArchivedExpression.text(of: $0, in: archive) }
+            }
             if archive.className(of: ref) == "NSCompositeAttributeDescription" {
                 attribute.type = .composite
                 attribute.elements = compositeElements(ref, archive: archive, depth: depth)
@@ -125,7 +143,7 @@ public enum ModelCacheReader {
                 ?? archive.uid(archive.objects[ref]["NSDestinationEntity"]).flatMap { archive.string($0, "NSEntityName") }
             let inverse = archive.string(ref, "_NSInverseRelationshipName")
                 ?? archive.uid(archive.objects[ref]["NSInverseRelationship"]).flatMap { archive.string($0, "NSPropertyName") }
-            return .relationship(RelationshipDescription(
+            var relationship = RelationshipDescription(
                 name: name,
                 destinationEntityName: destination ?? "",
                 inverseName: inverse,
@@ -135,7 +153,10 @@ public enum ModelCacheReader {
                 isOrdered: flag("NSIsOrdered"),
                 isOptional: flag("NSIsOptional"),
                 isTransient: flag("NSIsTransient"),
-                renamingIdentifier: renaming(archive.string(ref, "NSRenamingIdentifier"), name)))
+                renamingIdentifier: renaming(archive.string(ref, "NSRenamingIdentifier"), name))
+            relationship.isReadOnly = flag("NSIsReadOnly")
+            relationship.versionHashModifier = archive.string(ref, "NSVersionHashModifier")
+            return .relationship(relationship)
         case "NSFetchedPropertyDescription":
             return .fetched(FetchedPropertyDescription(name: name, fetchEntityName: archive.string(ref, "_NSFetchRequestEntityName")))
         default:

@@ -4,7 +4,7 @@
 ///
 /// What the model does not know is left out rather than guessed: a fetched property's
 /// predicate (the cache holds it as an archived `NSPredicate` tree), a derived attribute's
-/// expression, user info, validation rules.
+/// expression in a form not spelled (key paths and `@count` are), user info, validation rules.
 public enum ModelXMLWriter {
     public static func contents(of model: ManagedObjectModel) -> String {
         var out = """
@@ -100,12 +100,19 @@ public enum ModelXMLWriter {
         let customClass = a.type == .transformable || a.type == .binaryData ? a.valueClassName : nil
         return [
             ("name", a.name), ("optional", a.isOptional ? "YES" : nil), ("transient", a.isTransient ? "YES" : nil),
-            ("derived", a.isDerived ? "YES" : nil), ("attributeType", a.type.modelName), ("defaultValueString", a.defaultValue),
+            ("derived", a.isDerived ? "YES" : nil), ("derivation", a.isDerived ? a.derivation.map(derivationText) : nil),
+            ("attributeType", a.type.modelName), ("defaultValueString", a.defaultValue),
             ("allowsExternalBinaryDataStorage", a.allowsExternalBinaryDataStorage ? "YES" : nil),
             ("valueTransformerName", a.valueTransformerName), ("customClassName", customClass),
             ("preserveAfterDeletion", a.preservesValueInHistoryOnDeletion ? "YES" : nil), ("elementID", a.renamingIdentifier),
-            ("composite", a.type == .composite ? compositeName(a) : nil),
+            ("composite", a.type == .composite ? compositeName(a) : nil), ("versionHashModifier", a.versionHashModifier),
         ]
+    }
+
+    /// `count:(pages)` as the model editor writes it: `pages.@count`.
+    private static func derivationText(_ expression: String) -> String {
+        guard expression.hasPrefix("count:("), expression.hasSuffix(")") else { return expression }
+        return String(expression.dropFirst(7).dropLast()) + ".@count"
     }
 
     private static func relationshipFields(_ r: RelationshipDescription) -> [(String, String?)] {
@@ -119,10 +126,12 @@ public enum ModelXMLWriter {
         return [
             ("name", r.name), ("optional", r.isOptional ? "YES" : nil), ("transient", r.isTransient ? "YES" : nil),
             ("toMany", r.isToMany ? "YES" : nil), ("minCount", r.minCount > 0 ? String(r.minCount) : nil),
-            ("maxCount", r.isToMany ? (r.maxCount > 0 ? String(r.maxCount) : nil) : "1"),
+            // A cache's -1 (unbounded, as some models store it) is kept: the version hash counts it.
+            ("maxCount", r.isToMany ? (r.maxCount != 0 ? String(r.maxCount) : nil) : "1"),
             ("deletionRule", deleteRule), ("ordered", r.isOrdered ? "YES" : nil),
             ("destinationEntity", r.destinationEntityName), ("inverseName", r.inverseName),
             ("inverseEntity", r.inverseName == nil ? nil : r.destinationEntityName), ("elementID", r.renamingIdentifier),
+            ("versionHashModifier", r.versionHashModifier),
         ]
     }
 

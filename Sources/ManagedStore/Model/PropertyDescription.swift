@@ -19,6 +19,16 @@ public struct AttributeDescription: Sendable, Equatable {
     /// The name of the composite definition the model file declares it with (Xcode's
     /// `<compositeAttribute name=…>`); the cache keeps only the elements.
     public var compositeName: String?
+    /// Whether this is a leaf of a composite, as `leaves` makes them.
+    public var isCompositeElement = false
+    /// `isReadOnly`: part of the version hash (derived attributes are read-only).
+    public var isReadOnly: Bool = false
+    /// `versionHashModifier`: changes the property's version hash without a schema change.
+    public var versionHashModifier: String?
+    /// A derived attribute's derivation expression as `NSExpression` describes it
+    /// (`count:(pages)`, `primaryLabel.code`): the whole of its version hash. nil when the
+    /// model gives none, or gives one in a form this reader does not spell.
+    public var derivation: String?
 
     /// The attribute as the store lays it out: itself, or for a composite one leaf per
     /// element, named `composite.leaf` (`a.b.c` when nested), as fetches and predicates name
@@ -29,12 +39,19 @@ public struct AttributeDescription: Sendable, Equatable {
             element.leaves.map { leaf in
                 var leaf = leaf
                 leaf.name = name + "." + leaf.name
+                leaf.isCompositeElement = true
                 leaf.isTransient = leaf.isTransient || isTransient
                 leaf.renamingIdentifier = nil
                 return leaf
             }
         }
     }
+
+    /// Whether the column holds JSON text as SwiftData writes it: a codable attribute, or a
+    /// composite's Binary element (SwiftData's arrays inside a Codable struct). A Binary
+    /// element may also hold a `Data` property's own bytes: the value says which
+    /// (`AttributeValueDecoder`), and only bytes that are JSON are read as JSON.
+    public var holdsJSON: Bool { type == .codable || (isCompositeElement && type == .binaryData) }
 
     public init(name: String, type: AttributeType, isOptional: Bool = true, isTransient: Bool = false,
                 isDerived: Bool = false, valueClassName: String? = nil, valueTransformerName: String? = nil,
@@ -68,6 +85,10 @@ public struct RelationshipDescription: Sendable, Equatable {
     public var isTransient: Bool
     /// The name the relationship had in an earlier model version (nil when it is its own name).
     public var renamingIdentifier: String?
+    /// `isReadOnly`: part of the version hash.
+    public var isReadOnly: Bool = false
+    /// `versionHashModifier`: changes the property's version hash without a schema change.
+    public var versionHashModifier: String?
 
     public var isToMany: Bool { maxCount != 1 }
 

@@ -97,9 +97,8 @@ public struct StoreMapping: Sendable {
             guard isCoreData else { return schema.table(table)?.column(property)?.name }
             guard let predicted = columns[table].flatMap({ ColumnNaming.column(in: $0, declaredBy: declaredBy, property: property) }) else { return nil }
             if let found = schema.table(table)?.column(predicted) { return found.name }
-            if let other = ColumnNaming.unseparatedColumn(property: property, predicted: predicted),
-               let found = schema.table(table)?.column(other) {
-                return found.name
+            for other in ColumnNaming.legacyLeafColumns(property: property) {
+                if let found = schema.table(table)?.column(other) { return found.name }
             }
             warnings.append("\(declaredBy).\(property): expected column \(table).\(predicted) is missing")
             missingColumns.append("\(declaredBy).\(property): \(table).\(predicted)")

@@ -94,6 +94,18 @@ public enum XcdatamodelReader {
         private var constraint: [String]?
         private var fetchIndex: FetchIndexDescription?
 
+        /// A derivation as the model editor writes it (`pages.@count`, `primaryLabel.code`),
+        /// spelled as `NSExpression` describes it (`count:(pages)`), which is what the
+        /// version hash is made of. nil for forms not spelled here.
+        static func expressionText(_ derivation: String) -> String? {
+            let text = derivation.trimmingCharacters(in: .whitespaces)
+            let isKeyPath = { (s: Substring) in
+                !s.isEmpty && s.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." }
+            }
+            if text.hasSuffix(".@count"), isKeyPath(text.dropLast(7)) { return "count:(" + text.dropLast(7) + ")" }
+            return isKeyPath(Substring(text)) ? text : nil
+        }
+
         mutating func start(_ element: String, _ a: [String: String]) {
             let yes = { (key: String) in a[key] == "YES" }
             switch element {
@@ -120,6 +132,11 @@ public enum XcdatamodelReader {
                     preservesValueInHistoryOnDeletion: yes("preserveAfterDeletion"),
                     renamingIdentifier: a["elementID"])
                 if attribute.type == .composite { attribute.compositeName = a["composite"] }
+                attribute.versionHashModifier = a["versionHashModifier"]
+                if attribute.isDerived {
+                    attribute.isReadOnly = true
+                    attribute.derivation = a["derivation"].flatMap(Self.expressionText)
+                }
                 if current == nil, let composite {
                     composites[composite, default: []].append(attribute)
                 } else {
@@ -127,7 +144,7 @@ public enum XcdatamodelReader {
                 }
             case "relationship":
                 let toMany = yes("toMany")
-                current?.properties.append(.relationship(RelationshipDescription(
+                var relationship = RelationshipDescription(
                     name: a["name"] ?? "",
                     destinationEntityName: a["destinationEntity"] ?? "",
                     inverseName: a["inverseName"],
@@ -137,7 +154,9 @@ public enum XcdatamodelReader {
                     isOrdered: yes("ordered"),
                     isOptional: yes("optional"),
                     isTransient: yes("transient"),
-                    renamingIdentifier: a["elementID"])))
+                    renamingIdentifier: a["elementID"])
+                relationship.versionHashModifier = a["versionHashModifier"]
+                current?.properties.append(.relationship(relationship))
             case "fetchedProperty":
                 fetched = FetchedPropertyDescription(name: a["name"] ?? "", fetchEntityName: nil)
             case "fetchRequest":

@@ -18,6 +18,10 @@ public enum AttributeValue: Sendable, Equatable {
     case transformable(summary: String, bytes: [UInt8])
     /// External binary storage: the file Core Data keeps the bytes in, and whether it is there.
     case externalFile(path: String, exists: Bool)
+    /// JSON text as SwiftData stores a Codable value (an array inside a composite, a
+    /// codable attribute): the stored bytes, kept as they are so that a value read and
+    /// written back leaves the column byte-identical.
+    case json([UInt8])
 }
 
 /// What a column holds, before the model says what it means.
@@ -45,12 +49,14 @@ extension StoredValue {
 /// Turns stored column values into attribute values by the model's attribute type.
 public enum AttributeValueDecoder {
     public static func decode(_ stored: StoredValue, as attribute: AttributeDescription, store: StoreFile?) -> AttributeValue {
-        decode(stored, type: attribute.type, external: attribute.allowsExternalBinaryDataStorage, store: store)
+        decode(stored, type: attribute.type, external: attribute.allowsExternalBinaryDataStorage, json: attribute.holdsJSON, store: store)
     }
 
     /// `external`: the attribute allows external binary storage, so its blob carries a tag.
-    public static func decode(_ stored: StoredValue, type: AttributeType, external: Bool, store: StoreFile?) -> AttributeValue {
+    public static func decode(_ stored: StoredValue, type: AttributeType, external: Bool, json: Bool = false,
+                              store: StoreFile?) -> AttributeValue {
         if case .null = stored { return .null }
+        if json, case .blob(let bytes) = stored, JSONText.isValid(bytes) { return .json(bytes) }
         switch type {
         case .boolean:
             switch stored {

@@ -54,6 +54,14 @@ public enum ValueParsing {
         func bad(_ why: String) -> ContextError { .badValue(entity: entity, key: a.name, why: why) }
         let literal = try? PredicateParser.parseLiteral(text)
         if literal == .null { return .null }
+        if a.holdsJSON {
+            // JSON as the value shows it (`'["Mole","Lime"]'`), kept byte for byte, or a
+            // literal (`{"Mole", "Lime"}`) written as JSONEncoder writes it.
+            if case .string(let s)? = literal, JSONText.isValid(Array(s.utf8)) { return .json(Array(s.utf8)) }
+            if JSONText.isValid(Array(text.utf8)), literal == nil || text.first == "[" { return .json(Array(text.utf8)) }
+            if case .array? = literal, let bytes = literal.flatMap(JSONText.encode) { return .json(bytes) }
+            if a.type == .codable { throw bad("expects JSON text, such as '[\"a\", \"b\"]'") }
+        }
         switch a.type {
         case .string:
             if case .string(let s)? = literal { return .string(s) }

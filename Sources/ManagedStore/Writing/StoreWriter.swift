@@ -181,6 +181,7 @@ struct StoreWriter {
         case .uuid(let uuid): return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue
         case .uri(let s): return s.databaseValue
         case .transformable(_, let bytes): return Data(bytes).databaseValue
+        case .json(let bytes): return Data(bytes).databaseValue
         case .externalFile: return nil
         }
     }

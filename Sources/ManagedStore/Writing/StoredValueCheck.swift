@@ -37,7 +37,7 @@ struct StoredValueRule: Sendable {
         case .text:
             return type == .string || type == .uri || type == .undefined ? nil : wrongKind("text")
         case .blob:
-            return [.binaryData, .transformable, .uuid, .undefined].contains(type) ? nil : wrongKind("binary data")
+            return [.binaryData, .transformable, .codable, .uuid, .undefined].contains(type) ? nil : wrongKind("binary data")
         }
     }
 

@@ -81,6 +81,20 @@ enum Fixtures {
     }
 
     /// The example store, generated fresh into `folder` by the Examples generator.
+    /// An empty store the example generator makes from a model's contents XML, written to
+    /// `NAME.xcdatamodel` beside it: (the store's path, the model folder's path).
+    static func emptyStore(model xml: String, named name: String, storeFile: String, in folder: URL) throws -> (store: String, model: String) {
+        let modelFolder = folder.appendingPathComponent(name + ".xcdatamodel")
+        try FileManager.default.createDirectory(at: modelFolder, withIntermediateDirectories: true)
+        try Data(xml.utf8).write(to: modelFolder.appendingPathComponent("contents"))
+        let store = folder.appendingPathComponent(storeFile).path
+        let made = try CLI.run([store, "--people", "0", "--model", modelFolder.path], executable: CLI.generator)
+        guard made.status == 0 else {
+            throw NSError(domain: "generator", code: Int(made.status), userInfo: [NSLocalizedDescriptionKey: made.stderr])
+        }
+        return (store, modelFolder.path)
+    }
+
     static func exampleStore(in folder: URL, people: Int = 50, history: Bool = false) throws -> URL {
         let target = folder.appendingPathComponent("People.sqlite")
         let model = packageRoot.appendingPathComponent("Examples/People.xcdatamodeld").path
