@@ -106,12 +106,16 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Examples/Generator"),
+        // What every test target shares: seeded random numbers.
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"),
         .testTarget(
             name: "ManagedStoreTests",
-            dependencies: ["ManagedStore", "StoreCreation"]),
+            dependencies: ["ManagedStore", "StoreCreation", "TestSupport"]),
         .testTarget(
             name: "InspectorTests",
-            dependencies: ["Inspector"]),
+            dependencies: ["Inspector", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
@@ -120,6 +124,7 @@ let package = Package(
                 "cdinspect",
                 "cdinspect-mcp",
                 "cdi-example-store",
+                "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],

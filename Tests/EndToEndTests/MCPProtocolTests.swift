@@ -36,12 +36,10 @@ final class MCPProtocolTests: XCTestCase {
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: input)
         let output = folder.appendingPathComponent("output.jsonl").path
 
-        let started = Date()
         let server = try ChildProcess([CLI.binary.path, "mcp", store], environment: ProcessInfo.processInfo.environment,
                                       files: [0: input.path, 1: output])
         let ended = server.wait()
         XCTAssertEqual(ended.status, 0)
-        XCTAssertLessThan(Date().timeIntervalSince(started), 60)
         XCTAssertLessThan(ended.peakMemory, 512 << 20)
 
         var answers: [Int: Int] = [:]

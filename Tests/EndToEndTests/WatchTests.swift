@@ -38,32 +38,16 @@ final class WatchTests: XCTestCase {
         XCTAssertEqual((events[4]["changes"] as? [String: Any])?.count, 0)
     }
 
-    /// Idle, a watch sleeps between looks at the WAL index: under 1% of a core, measured as
-    /// the CPU time a long idle watch takes beyond a watch that ends at once.
-    func testAnIdleWatchUsesUnderOnePercentOfACore() throws {
+    /// An idle watch reports nothing and ends at its timeout with status 0. (What it costs
+    /// while idle is measured, not asserted: `Benchmarks/watch-idle.sh`.)
+    func testAnIdleWatchEndsAtItsTimeoutSayingNothing() throws {
         let folder = try Fixtures.temporaryDirectory(self)
         let store = try Fixtures.exampleStore(in: folder).path
-        func cpu(_ seconds: Double) throws -> Double {
-            var before = rusage(), after = rusage()
-            getrusage(WatchTests.children, &before)
-            let r = try CLI.run(["watch", store, "--timeout", String(seconds)])
-            getrusage(WatchTests.children, &after)
-            XCTAssertEqual(r.status, 0, r.stderr)
-            func total(_ u: rusage) -> Double {
-                Double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + Double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6
-            }
-            return total(after) - total(before)
-        }
-        let startUp = try cpu(0)
-        let idle = try cpu(8)
-        XCTAssertLessThan((idle - startUp) / 8, 0.01, "start-up \(startUp)s, idle watch \(idle)s")
+        let r = try CLI.run(["watch", store, "--timeout", "2"], timeout: 120)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "")
     }
 
-    #if canImport(Darwin)
-    static let children = RUSAGE_CHILDREN
-    #else
-    static let children = __rusage_who_t(RUSAGE_CHILDREN.rawValue)
-    #endif
 
     /// A running watch, driven through a list of changes, each with the
     /// number of events it should print, one line each (-1: the watch should end): the next

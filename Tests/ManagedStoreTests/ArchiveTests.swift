@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import ManagedStore
 
@@ -24,7 +25,7 @@ final class ArchiveTests: XCTestCase {
     /// Cut or scribbled property lists are errors, never crashes or hangs.
     func testDamagedPropertyListsFailCleanly() throws {
         let bytes = BinaryPropertyListWriter.encode(sample)
-        var rng = SystemRandomNumberGenerator()
+        var rng = SeededGenerator(seed: 0x5EED_B9A1)
         for length in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 300)) {
             _ = try? BinaryPropertyList.decode(Array(bytes.prefix(length)))
         }

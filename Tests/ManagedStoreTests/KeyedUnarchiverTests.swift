@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import ManagedStore
 
@@ -138,15 +139,33 @@ final class KeyedUnarchiverTests: XCTestCase {
             object([("child", .uid(7)), ("NSString", .uid(2))], classAt: 11), .uid(8),
             classEntry("NSArray"), classEntry("NSAttributedString"),
         ])
-        var rng = SystemRandomNumberGenerator()
-        for length in 0..<bytes.count { _ = try? KeyedUnarchiver.value(of: Array(bytes.prefix(length))) }
+        var rng = SeededGenerator(seed: 0x5EED_A7C1)
+        // Each outcome is a value or one of the decoders' own errors, never anything else.
+        var values = 0, refusals = 0
+        func outcome(_ body: () throws -> Void) {
+            do {
+                try body()
+                values += 1
+            } catch is KeyedUnarchiver.Error {
+                refusals += 1
+            } catch is BinaryPropertyList.Error {
+                refusals += 1
+            } catch {
+                XCTFail("\(rng): an error of another kind: \(error)")
+            }
+        }
+        for length in 0..<bytes.count { outcome { _ = try KeyedUnarchiver.value(of: Array(bytes.prefix(length))) } }
+        XCTAssertEqual(values, 0, "a cut archive is refused")
         for _ in 0..<20_000 {
             var mutated = bytes
             for _ in 0..<Int.random(in: 1...6, using: &rng) {
                 mutated[Int.random(in: 8..<mutated.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
             }
-            _ = try? KeyedUnarchiver.value(of: mutated)
-            _ = try? KeyedUnarchiver.classNames(in: mutated)
+            outcome { _ = try KeyedUnarchiver.value(of: mutated) }
+            outcome { _ = try KeyedUnarchiver.classNames(in: mutated) }
         }
+        // Scribbles land both in values (a string's bytes) and in structure.
+        XCTAssertGreaterThan(values, 0, "\(rng)")
+        XCTAssertGreaterThan(refusals, bytes.count, "\(rng)")
     }
 }

@@ -73,20 +73,6 @@ final class HostileFindings: @unchecked Sendable {
     }
 }
 
-/// A deterministic random source (SplitMix64), so a finding can be reproduced from the seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The bytes a read must leave alone: the store file and its `-wal` (absent and empty
 /// alike). The `-shm` is SQLite's shared memory, which any reader may rebuild.
 func storeBytes(_ path: String) -> Data {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The hostile-input suite's stores: wrong-type mutants of the example store and of a

@@ -129,13 +129,24 @@ final class MCPPipe: @unchecked Sendable {
 
     /// Closes the server's input and waits for it to end: its status, peak memory, and
     /// the seconds it took after the input closed.
-    func finish() -> (status: Int32, peakMemory: Int, seconds: Double) {
+    /// Closes the server's input and waits for it to end. A server still running after
+    /// `guardSeconds` has hung: it is killed, and its status is that of SIGKILL (137), so the
+    /// test fails rather than waits forever; the guard is no measure of speed.
+    func finish(guardSeconds: TimeInterval = 120) -> (status: Int32, peakMemory: Int) {
         close(input)
         input = -1
-        let started = Date()
-        let ended = process.wait()
+        let deadline = Date().addingTimeInterval(guardSeconds)
+        var ended = process.pollEnding()
+        while ended == nil, Date() < deadline {
+            usleep(20_000)
+            ended = process.pollEnding()
+        }
+        if ended == nil {
+            kill(process.pid, SIGKILL)
+            ended = process.waitForEnding()
+        }
         lock.withLock { while !closed { lock.wait() } }
-        return (ended.status, ended.peakMemory, Date().timeIntervalSince(started))
+        return (ended?.status ?? 137, ended?.peakMemory ?? 0)
     }
 
     deinit {
