@@ -14,9 +14,11 @@ struct CDInspect: ParsableCommand {
             (a script). 'cdinspect STORE -c CMD' runs commands and exits. 'help' inside a session lists \
             the commands; 'man cdinspect' describes everything.
             """,
-        version: "0.1.0 (line editor: \(LineEditor.name))",
+        version: "\(version) (SQLite \(StoreFile.sqliteVersion), line editor: \(LineEditor.name))",
         subcommands: [SessionSubcommand.self] + OneShotCommands.all + [StoresSubcommand.self, MCPSubcommand.self],
         defaultSubcommand: SessionSubcommand.self)
+
+    static let version = "0.1.0"
 
     /// The command a command line names, parsed on its own: a subcommand by its name,
     /// else the session (the default subcommand). Building the whole command tree reflects
@@ -52,6 +54,7 @@ struct CDInspect: ParsableCommand {
     /// `ExitStatus` assigns.
     static func start(_ arguments: [String]) -> Never {
         let status: Int32
+        let arguments = Overview.handle(arguments) ?? arguments
         do {
             try checkCommandName(arguments)
             var command = try parseAlone(arguments) ?? parseAsRoot(arguments)

@@ -32,9 +32,9 @@ struct OneShot<Command: SessionCommand, Options: StoreOpening>: ParsableCommand 
 }
 
 enum OneShotCommands {
-    /// The session commands that also run as subcommands, in the order `--help` lists them.
-    static let names = ["info", "entities", "schema", "fetch", "count", "explain", "batch-update", "batch-delete",
-                        "history", "watch", "cloudkit", "doctor", "sql", "model"]
+    /// The session commands that also run as subcommands, in the order the overview lists
+    /// them (`Overview.groups`, the one list of subcommands).
+    static let names = Overview.groups.flatMap(\.commands).filter { !["stores", "mcp"].contains($0) }
 
     /// Each as `OneShot<Command>`, made by `oneShot`: a list of `OneShot<…>` types written
     /// out would be made at start by looking each generic type up by its mangled name, which

@@ -1,4 +1,5 @@
 import Foundation
+import GRDBSQLite
 
 /// What the store file looks like on disk, checked before SQLite sees it so that every bad
 /// path gets its own message instead of SQLite's generic "unable to open database file".
@@ -132,4 +133,10 @@ public struct StoreFile: Sendable {
             throw StoreError.sharedMemoryUnavailable(path: path)
         }
     }
+}
+
+extension StoreFile {
+    /// The SQLite library the stores are read with (`sqlite3_libversion`), for `--version`:
+    /// a bug report needs it, since a store's reading depends on it.
+    public static var sqliteVersion: String { String(cString: sqlite3_libversion()) }
 }
