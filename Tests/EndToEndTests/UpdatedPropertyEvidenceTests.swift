@@ -73,6 +73,33 @@ final class UpdatedPropertyEvidenceTests: XCTestCase {
         }
     }
 
+    /// Where the store's own history numbers an entity's to-manys otherwise than the
+    /// computed order (Notes' ICFolder on macOS 12), the history's order is used, and the
+    /// history listing says so once; no other fixture's order is overridden.
+    func testTheHistorysOwnOrderIsUsedWhereItContradictsTheComputedOne() throws {
+        for (fixture, learnedEntities) in [("RhetTbull_apple-notes-parser/NoteStore-macOS-12-Monterey.sqlite", ["ICFolder"]),
+                                           ("RhetTbull_apple-notes-parser/NoteStore-macOS-26-Tahoe.sqlite", []),
+                                           ("tkanarsky_osxphotos/Photos-14.6.0.sqlite", []),
+                                           ("thierryH91200_PegaseUIData_v2/SampleManager.store", [])] {
+            let path = try Fixtures.copy(fixture, into: try Fixtures.temporaryDirectory(self)).path
+            let store = try PersistentStore(path: path, options: .init(readonly: true))
+            defer { store.close() }
+            let (learned, cases) = try store.reader.read { db in
+                let learned = store.learnedToManyOrder(db)
+                return (learned, try Self.inverseCases(store, db, learned: learned))
+            }
+            XCTAssertEqual(learned.orders.keys.sorted(), learnedEntities, fixture)
+            for entity in learnedEntities {
+                XCTAssertEqual(cases[entity]?.fitting, cases[entity]?.cases, "\(fixture): \(entity) under the history's order")
+            }
+            let listing = try CLI.run(["history", path, "--changes", "--limit", "1"])
+            XCTAssertEqual(listing.stderr.split(separator: "\n").count, learnedEntities.count, "\(fixture): \(listing.stderr)")
+            for entity in learnedEntities {
+                XCTAssertTrue(listing.stderr.contains("numbers \(entity)'s to-many relationships in another order"), listing.stderr)
+            }
+        }
+    }
+
     /// Update rows whose bitmap is as long as the SQL entity needs, of all update rows.
     static func lengthFits(_ store: PersistentStore, _ db: Database) throws -> (fitting: Int, rows: Int) {
         var bits: [Int: UpdatedPropertyBits] = [:]
@@ -157,7 +184,7 @@ final class UpdatedPropertyEvidenceTests: XCTestCase {
     /// Inverse cases per updated entity: for each inserted object's to-one with an inverse,
     /// the update of the object it points at in the same transaction, unless a later update
     /// of the inserted object re-pointed that to-one.
-    static func inverseCases(_ store: PersistentStore, _ db: Database) throws -> [String: Fit] {
+    static func inverseCases(_ store: PersistentStore, _ db: Database, learned: LearnedToManyOrder = .none) throws -> [String: Fit] {
         var updates: [String: [[UInt8]]] = [:]
         var laterUpdates: [String: [(transaction: Int64, bitmap: [UInt8])]] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT ZTRANSACTIONID, ZENTITY, ZENTITYPK, ZCOLUMNS FROM ACHANGE WHERE ZCHANGETYPE = 1") {
@@ -169,7 +196,7 @@ final class UpdatedPropertyEvidenceTests: XCTestCase {
         var result: [String: Fit] = [:]
         var bits: [String: UpdatedPropertyBits] = [:]
         func rule(_ entity: String) -> UpdatedPropertyBits {
-            let found = bits[entity] ?? UpdatedPropertyBits(entity: entity, model: store.model)
+            let found = bits[entity] ?? UpdatedPropertyBits(entity: entity, model: store.model, learned: learned)
             bits[entity] = found
             return found
         }

@@ -132,6 +132,8 @@ public struct HistoryCommand: SessionCommand {
         let query = try query(session.store)
         let format = session.format(output.format)
         try session.store.read { db in
+            // Where the store's own history numbers to-many bits otherwise, said once.
+            if changes { session.store.learnedToManyOrder(db).notes.forEach(session.warn) }
             if !changes {
                 let writer = RowWriter(columns: HistoryRows.transactionColumns + ["inserts", "updates", "deletes"], format: format, sink: session.output)
                 try history.transactions(query, db) { t in

@@ -78,7 +78,8 @@ final class HistoryWriter {
     /// The `ZCOLUMNS` bytes that name these properties of the entity. A composite's leaf
     /// (`address.city`) marks its own element's bit.
     private func bitmap(_ entity: EntityMapping, _ keys: some Sequence<String>) -> [UInt8] {
-        let bits = self.bits[entity.name] ?? UpdatedPropertyBits(entity: entity.name, model: store.model)
+        let bits = self.bits[entity.name] ?? UpdatedPropertyBits(entity: entity.name, model: store.model,
+                                                                 learned: store.learnedToManyOrder(db))
         self.bits[entity.name] = bits
         return bits.bitmap(keys)
     }

@@ -74,7 +74,7 @@ public struct PersistentHistory {
             + " FROM ACHANGE c" + (transactionFilter.isEmpty ? "" : " LEFT JOIN ATRANSACTION t ON t.Z_PK = c.ZTRANSACTIONID")
             + Self.whereClause(conditions) + " ORDER BY c.ZTRANSACTIONID, c.Z_PK"
         sql += query.limitClause
-        var entities = EntityLookup(store: store)
+        var entities = EntityLookup(store: store, learned: store.learnedToManyOrder(db))
         // Read through the C API: a history holds millions of changes.
         let statement = try db.makeStatement(sql: sql)
         let reader = ColumnReader(statement.sqliteStatement)
@@ -243,14 +243,18 @@ private struct EntityLookup {
     }
 
     let store: PersistentStore
+    let learned: LearnedToManyOrder
     private var found: [Int64: Entry?] = [:]
 
-    init(store: PersistentStore) { self.store = store }
+    init(store: PersistentStore, learned: LearnedToManyOrder) {
+        self.store = store
+        self.learned = learned
+    }
 
     mutating func entity(_ number: Int64) -> Entry? {
         if let known = found[number] { return known }
         let entry = Int(exactly: number).flatMap { store.mapping.entity(withID: $0) }.map {
-            Entry(mapping: $0, bits: UpdatedPropertyBits(entity: $0.name, model: store.model),
+            Entry(mapping: $0, bits: UpdatedPropertyBits(entity: $0.name, model: store.model, learned: learned),
                   preserved: PersistentHistory.preservedAttributes($0, model: store.model))
         }
         found[number] = entry

@@ -21,8 +21,9 @@ public struct UpdatedPropertyBits: Sendable {
         keys = orderedNames
     }
 
-    public init(entity: String, model: ManagedObjectModel) {
-        self.init(SQLEntity(entity: entity, model: model))
+    /// `learned`: the to-many order the store's history shows, where it has one.
+    public init(entity: String, model: ManagedObjectModel, learned: LearnedToManyOrder = .none) {
+        self.init(SQLEntity(entity: entity, model: model, toManyOrder: learned.orders[entity]))
     }
 
     public init(_ sqlEntity: SQLEntity) {

@@ -40,7 +40,19 @@ public struct SQLEntity: Sendable {
     public let entity: String
     public let members: [Member]
 
-    public init(entity name: String, model: ManagedObjectModel) {
+    /// Where the to-many bits are (groups 5 and 6).
+    public var toManyRange: Range<Int> {
+        let first = members.firstIndex { if case .toMany = $0 { return true } else if case .manyToMany = $0 { return true } else { return false } }
+        return (first ?? members.count)..<members.count
+    }
+
+    /// The to-many relationships in bit order.
+    public var toManyNames: [String] { members[toManyRange].compactMap(\.propertyName) }
+
+    /// `toManyOrder`: the to-many relationships in the order a store's history shows
+    /// (`LearnedToManyOrder`), in place of the computed one; ignored unless it names each
+    /// of them once.
+    public init(entity name: String, model: ManagedObjectModel, toManyOrder: [String]? = nil) {
         entity = name
         let ids = ColumnNaming.entityIDs(model)
         let chain = model.ancestors(of: name).reversed().map(\.name) + [name]
@@ -111,7 +123,11 @@ public struct SQLEntity: Sendable {
             toManys.sort { (position[$0.name] ?? Int.max) < (position[$1.name] ?? Int.max) }
             manyToManys.sort { (position[$0.name] ?? Int.max) < (position[$1.name] ?? Int.max) }
         }
-        members += toManys.map { .toMany($0.name) } + manyToManys.map { .manyToMany($0.name) }
+        var region: [Member] = toManys.map { .toMany($0.name) } + manyToManys.map { .manyToMany($0.name) }
+        if let toManyOrder, toManyOrder.count == region.count, Set(toManyOrder) == Set(region.compactMap(\.propertyName)) {
+            region = toManyOrder.compactMap { name in region.first { $0.propertyName == name } }
+        }
+        members += region
         self.members = members
     }
 }

@@ -36,6 +36,8 @@ public final class PersistentStore {
     /// What a user must know about what was opened, said once per open: a damaged `-wal`
     /// whose newest changes SQLite ignores, a model cache that could not be read.
     public private(set) var warnings: [StoreWarning] = []
+    /// The to-many bit order learned from the history, once (`learnedToManyOrder`).
+    let learnedOrders = LearnedToManyOrderCache()
 
     public var path: String { file.path }
     public var log: SQLDebugLog? { options.log }
