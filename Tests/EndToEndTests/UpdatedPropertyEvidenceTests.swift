@@ -15,7 +15,13 @@ final class UpdatedPropertyEvidenceTests: XCTestCase {
         var cases = 0, fitting = 0
         /// Cases whose inverse is a to-one (a foreign key in group 1).
         var toOneCases = 0, toOneFitting = 0
-        var description: String { "\(fitting)/\(cases) (to-one \(toOneFitting)/\(toOneCases))" }
+        /// Cases whose inverse a migration renamed (it has a renaming identifier), counted
+        /// apart: a migration rewrites stored bitmaps into the new model's numbering, and a
+        /// renamed property's bit does not survive it.
+        var renamedCases = 0, renamedFitting = 0
+        var description: String {
+            "\(fitting)/\(cases) (to-one \(toOneFitting)/\(toOneCases); renamed \(renamedFitting)/\(renamedCases))"
+        }
     }
 
     /// Per fixture: the update rows whose length fits, of all, and per updated entity the fit.
@@ -24,19 +30,20 @@ final class UpdatedPropertyEvidenceTests: XCTestCase {
             "Usage": Fit(cases: 744, fitting: 744), "UsageBlock": Fit(cases: 150, fitting: 150),
             "UsageCategory": Fit(cases: 48, fitting: 48), "UserDeviceState": Fit(cases: 79, fitting: 79),
         ]),
-        // Asset's 19 to-one cases are PhotosHighlight's key assets (keyAssetPrivate and its
-        // month, year and day-group kin): the link is in the rows, but no history row of
-        // either object ever names it, in the insert's transaction or later.
+        // Asset's 19 renamed cases are PhotosHighlight's key assets: Asset's inverses
+        // (highlightBeingKeyAssetPrivate and its month, year and day-group kin) were renamed
+        // from `…KeyAsset` by a migration, and no history row of either object names them.
         "tkanarsky_osxphotos/Photos-14.6.0.sqlite": ((1658, 1658), [
             "AdditionalAssetAttributes": Fit(cases: 20, fitting: 20, toOneCases: 20, toOneFitting: 20),
-            "Asset": Fit(cases: 52, fitting: 33, toOneCases: 19, toOneFitting: 0),
+            "Asset": Fit(cases: 33, fitting: 33, renamedCases: 19, renamedFitting: 0),
             "FaceCrop": Fit(cases: 4, fitting: 4, toOneCases: 4, toOneFitting: 4),
             "Folder": Fit(cases: 2, fitting: 2),
             "Person": Fit(cases: 17, fitting: 17, toOneCases: 2, toOneFitting: 2),
             "PhotosHighlight": Fit(cases: 6, fitting: 6),
         ]),
+        // Renamed too, and recorded after the rename: their bits are there.
         "RhetTbull_PhotoScript/Photos.sqlite": ((161, 161), [
-            "Asset": Fit(cases: 3, fitting: 3, toOneCases: 3, toOneFitting: 3),
+            "Asset": Fit(renamedCases: 3, renamedFitting: 3),
         ]),
         // ICFolder's to-manys are the one family whose dictionary order the emulation misses.
         "RhetTbull_apple-notes-parser/NoteStore-macOS-12-Monterey.sqlite": ((251, 251), [
@@ -65,9 +72,9 @@ final class UpdatedPropertyEvidenceTests: XCTestCase {
             let (lengths, measured) = try store.reader.read { (try Self.lengthFits(store, $0), try Self.inverseCases(store, $0)) }
             XCTAssertEqual(lengths.fitting, expected.lengths.0, "\(fixture): update rows whose length fits")
             XCTAssertEqual(lengths.rows, expected.lengths.1, "\(fixture): update rows")
-            XCTAssertEqual(measured.filter { $0.value.cases > 0 }.keys.sorted(),
-                           expected.entities.filter { $0.value.cases > 0 }.keys.sorted(), fixture)
-            for (entity, fit) in expected.entities where fit.cases > 0 {
+            XCTAssertEqual(measured.filter { $0.value.cases + $0.value.renamedCases > 0 }.keys.sorted(),
+                           expected.entities.filter { $0.value.cases + $0.value.renamedCases > 0 }.keys.sorted(), fixture)
+            for (entity, fit) in expected.entities where fit.cases + fit.renamedCases > 0 {
                 XCTAssertEqual(measured[entity], fit, "\(fixture): \(entity)")
             }
         }
@@ -219,8 +226,14 @@ final class UpdatedPropertyEvidenceTests: XCTestCase {
                     guard let updated = store.mapping.entity(withID: targetEntity),
                           let bitmaps = updates["\(transaction)/\(targetEntity)/\(targetKey)"] else { continue }
                     let toOne = updated.relationship(inverse).map { !$0.relationship.isToMany } ?? false
+                    let renamed = updated.relationship(inverse)?.relationship.renamingIdentifier != nil
                     for bitmap in bitmaps {
                         let fits = rule(updated.name).names(bitmap).contains(inverse)
+                        if renamed {
+                            result[updated.name, default: Fit()].renamedCases += 1
+                            if fits { result[updated.name, default: Fit()].renamedFitting += 1 }
+                            continue
+                        }
                         result[updated.name, default: Fit()].cases += 1
                         if fits { result[updated.name, default: Fit()].fitting += 1 }
                         if toOne {
