@@ -62,6 +62,9 @@ final class DoctorMigrationTests: XCTestCase {
         var r = try migration(repeating, model)
         XCTAssertEqual(r.rows, ["migration_unique Person name 3 134111"])
         XCTAssertEqual(r.status, 1)
+        // The finding names the repeated value and how many groups repeat.
+        let text = try CLI.run(["doctor", repeating, "--model", model, "--format", "json"]).stdout
+        XCTAssertTrue(text.contains(#"broken by 3 existing row(s) in 1 group(s) of repeated values (\"Ann\")"#), text)
         let distinct = try store()
         try SQLiteShell.run(distinct, "UPDATE ZPERSON SET ZNAME = 'person ' || Z_PK")
         r = try migration(distinct, model)

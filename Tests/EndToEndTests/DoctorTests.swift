@@ -76,6 +76,10 @@ final class DoctorTests: XCTestCase {
         store = try example()
         try SQLiteShell.run(store, "UPDATE ZTAG SET Z_ENT = 42 WHERE Z_PK = 1")
         try assertFinds(store, ["unknown_entity #42 - 1 [\"#42/p1\"]"])
+        // Every row of such a number is named, up to five, as other findings name theirs.
+        store = try example()
+        try SQLiteShell.run(store, "UPDATE ZPERSON SET Z_ENT = 42 WHERE Z_PK <= 7")
+        try assertFinds(store, ["unknown_entity #42 - 7 [\"#42/p1\", \"#42/p2\", \"#42/p3\", \"#42/p4\", \"#42/p5\"]"])
 
         store = try example()
         let car = try SQLiteShell.read(store, "SELECT Z_PK FROM ZCAR WHERE Z_ENT = 2 ORDER BY Z_PK LIMIT 1")

@@ -223,3 +223,17 @@ final class GenerationTests: ExampleStoreTestCase {
         XCTAssertEqual(try SQLiteShell.read(store, "PRAGMA journal_mode"), "delete", "pinning does not change the journal mode")
     }
 }
+
+extension GenerationTests {
+    /// `unpin CONTEXT` names its target as `pin` does; naming two contexts is a usage error.
+    func testUnpinTakesTheContextAsPinDoes() throws {
+        let store = try Fixtures.exampleStore(in: try Fixtures.temporaryDirectory(self)).path
+        let r = try CLI.run([store, "-c", "context new a", "-c", "pin --context a", "-c", "count Person --context a",
+                             "-c", "unpin a", "-c", "token --context a"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "50\nunpinned\n")
+        let both = try CLI.run([store, "-c", "context new a", "-c", "unpin a --context main"])
+        XCTAssertEqual(both.status, 64)
+        XCTAssertEqual(both.stderr, "cdinspect: error: unpin names two contexts, 'a' and --context main: name one\n")
+    }
+}

@@ -35,10 +35,20 @@ public struct UnpinCommand: SessionCommand {
     public static let configuration = CommandConfiguration(
         commandName: "unpin",
         abstract: "Unpin a context: its reads see the newest committed data again.",
-        discussion: "The generation expires when no context is pinned to it any more, and the WAL can be checkpointed past it.")
+        discussion: """
+            'unpin' unpins the current context, 'unpin CONTEXT' (or 'unpin --context CONTEXT') the one named. \
+            The generation expires when no context is pinned to it any more, and the WAL can be checkpointed past it.
+            """)
+    @Argument(help: ArgumentHelp("The context to unpin (the current one by default).", valueName: "context"))
+    public var target: String?
     @OptionGroup public var context: ContextOption
     public init() {}
-    public func run(in session: Session) throws { try context.resolve(in: session).unpin() }
+    public func run(in session: Session) throws {
+        if let target, let named = context.context, named != target {
+            throw CommandError.usage("unpin names two contexts, '\(target)' and --context \(named): name one")
+        }
+        try session.contexts.context(target ?? context.context).unpin()
+    }
 }
 
 public struct TokenCommand: SessionCommand {

@@ -62,7 +62,9 @@ public struct MigrationRowCheck {
                 found.append(DoctorFinding(.error, "migration_unique", entity: entity.name, property: constraint.joined(separator: ","), count: count,
                                            examples: repeats.firstKeys.map { (old.name, $0) },
                                            detail: "the new uniqueness constraint (\(constraint.joined(separator: ", "))) of \(entity.name) is "
-                                               + "broken by \(count) existing row(s): migration fails with Cocoa error 134111 "
+                                               + "broken by \(count) existing row(s) in \(repeats.groups) group(s) of repeated values "
+                                               + "(\(repeats.values.joined(separator: ", "))\(repeats.groups > Int64(repeats.values.count) ? ", …" : "")): "
+                                               + "migration fails with Cocoa error 134111 "
                                                + "(NSMigrationConstraintViolationError) and the app cannot open the store"))
             }
         }

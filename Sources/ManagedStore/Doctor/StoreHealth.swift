@@ -122,10 +122,14 @@ public struct StoreHealth {
         var found: [DoctorFinding] = []
         for table in census.tables where table.strangers > 0 {
             let list = table.entities.compactMap(\.entityID).map(String.init).joined(separator: ", ")
-            for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, count(*), min(Z_PK) FROM \(t(table.table)) WHERE Z_ENT IS NULL OR Z_ENT NOT IN (\(list)) GROUP BY 1") {
+            for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, count(*) FROM \(t(table.table)) WHERE Z_ENT IS NULL OR Z_ENT NOT IN (\(list)) GROUP BY 1") {
                 let number: Int64? = row.lenient(0)
-                found.append(DoctorFinding(.error, "unknown_entity", entity: number.map { "#\($0)" } ?? "NULL", count: row.lenient(1) ?? 0,
-                                           examples: [(number.map { "#\($0)" } ?? "NULL", row.lenient(2) ?? 0)],
+                let name = number.map { "#\($0)" } ?? "NULL"
+                // Up to five of its rows, as every finding names them.
+                let keys = try Row.fetchAll(db, sql: "SELECT Z_PK FROM \(t(table.table)) WHERE Z_ENT IS ? ORDER BY Z_PK LIMIT \(DoctorFinding.exampleLimit)",
+                                            arguments: [row[0] as DatabaseValue]).map { $0.lenient(0) ?? Int64(0) }
+                found.append(DoctorFinding(.error, "unknown_entity", entity: name, count: row.lenient(1) ?? 0,
+                                           examples: keys.map { (name, $0) },
                                            detail: "rows of \(table.table) whose Z_ENT (\(number.map(String.init) ?? "NULL")) no entity has: "
                                                + "the app cannot fault them, and a fetch that meets one fails"))
             }
