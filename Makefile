@@ -5,6 +5,7 @@
 #   make install                     (PREFIX=/usr/local; DESTDIR for staging)
 #   make uninstall                   (removes every file install wrote)
 #   make build BUILD_PATH=DIR        (the release binaries only, into DIR/release)
+#   make dist                        (a release archive and its SHA-256 into DISTDIR, default dist/)
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -22,7 +23,7 @@ INSTALLED := $(BINDIR)/cdinspect $(BINDIR)/cdinspect-mcp $(MANDIR)/cdinspect.1 \
 ifeq ($(shell uname),Darwin)
 # The SDK's libedit by default; TRAITS=Readline for Homebrew's GNU readline.
 TRAITS ?= Editline
-SWIFT_FLAGS := -c release --traits $(TRAITS)
+SWIFT_FLAGS := -c release --traits $(TRAITS) $(EXTRA_SWIFT_FLAGS)
 else
 # The Swift runtime and the C++ runtime beneath it linked into the binaries, so that they run
 # without a Swift toolchain on the machine (and keep running when it moves or is upgraded).
@@ -33,12 +34,16 @@ else
 # loader and the runtime's dladdr(3) search them at every start): each makes it start
 # faster (Benchmarks/README.md has the figures).
 STATIC_CXX := $(abspath $(BUILD_PATH))/static-libstdc++
-SWIFT_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -no-pie -Xlinker --no-export-dynamic \
+SWIFT_FLAGS := -c release $(EXTRA_SWIFT_FLAGS) --static-swift-stdlib --disable-local-rpath -Xlinker -no-pie -Xlinker --no-export-dynamic \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
 	-Xswiftc -L$(STATIC_CXX) -Xswiftc -Xclang-linker -Xswiftc -static-libgcc
 endif
 
-.PHONY: build install uninstall flags
+# The version the binary reports (`cdinspect --version`), read from its one declaration.
+VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/cdinspect/CDInspect.swift)
+DISTDIR ?= dist
+
+.PHONY: build install uninstall flags dist
 
 build:
 ifneq ($(shell uname),Darwin)
@@ -71,3 +76,32 @@ uninstall:
 # The swift build arguments of a release build, for scripts that build on their own.
 flags:
 	@echo $(SWIFT_FLAGS)
+
+# A release archive: the binaries, the man page, the completions, the licence and the README,
+# under cdinspect-VERSION-PLATFORM/, with a SHA-256 checksum file beside it. The REPL edits
+# lines with libedit here, so the archive is MIT throughout (GNU readline is GPL-3). On Linux
+# the Swift and C++ runtimes are linked in (libedit, SQLite, zlib and libcurl come from the
+# system); on macOS the binaries are universal (arm64 and x86_64).
+ifeq ($(shell uname),Darwin)
+PLATFORM := macos-universal
+DIST_EXTRA := --arch arm64 --arch x86_64
+DIST_RELEASE := .build-dist/apple/Products/Release
+else
+PLATFORM := linux-$(shell uname -m)
+DIST_EXTRA := --traits Editline
+DIST_RELEASE := .build-dist/release
+# The symbol tables are a third of each binary and nothing at run time reads them.
+DIST_STRIP := strip
+endif
+DIST_NAME := cdinspect-$(VERSION)-$(PLATFORM)
+DIST_MAKE := $(MAKE) BUILD_PATH=.build-dist EXTRA_SWIFT_FLAGS="$(DIST_EXTRA)" RELEASE=$(DIST_RELEASE)
+
+dist:
+	rm -rf $(DISTDIR)/$(DIST_NAME) && mkdir -p $(DISTDIR)/$(DIST_NAME)
+	$(DIST_MAKE) install PREFIX=/ DESTDIR=$(abspath $(DISTDIR)/$(DIST_NAME))
+	install -m 644 LICENSE README.md SECURITY.md $(DISTDIR)/$(DIST_NAME)/
+	$(if $(DIST_STRIP),$(DIST_STRIP) $(DISTDIR)/$(DIST_NAME)/bin/cdinspect $(DISTDIR)/$(DIST_NAME)/bin/cdinspect-mcp)
+	tar -C $(DISTDIR) -czf $(DISTDIR)/$(DIST_NAME).tar.gz $(DIST_NAME)
+	cd $(DISTDIR) && (command -v sha256sum >/dev/null && sha256sum $(DIST_NAME).tar.gz || shasum -a 256 $(DIST_NAME).tar.gz) \
+		> $(DIST_NAME).tar.gz.sha256
+	@echo "wrote $(DISTDIR)/$(DIST_NAME).tar.gz"
