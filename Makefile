@@ -94,7 +94,11 @@ DIST_RELEASE := .build-dist/release
 DIST_STRIP := strip
 endif
 DIST_NAME := cdinspect-$(VERSION)-$(PLATFORM)
-DIST_MAKE := $(MAKE) BUILD_PATH=.build-dist EXTRA_SWIFT_FLAGS="$(DIST_EXTRA)" RELEASE=$(DIST_RELEASE)
+# Its own build folder by default; .ci/run shares install's (only the line editor's targets
+# are built again), which saves a whole release build.
+DIST_BUILD_PATH ?= .build-dist
+DIST_MAKE := $(MAKE) BUILD_PATH=$(DIST_BUILD_PATH) EXTRA_SWIFT_FLAGS="$(DIST_EXTRA)" \
+	RELEASE=$(subst .build-dist,$(DIST_BUILD_PATH),$(DIST_RELEASE))
 
 dist:
 	rm -rf $(DISTDIR)/$(DIST_NAME) && mkdir -p $(DISTDIR)/$(DIST_NAME)
