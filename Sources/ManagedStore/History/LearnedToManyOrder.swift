@@ -33,12 +33,20 @@ public struct LearnedToManyOrder: Sendable {
         }
         // Entities with two to-manys or more: the only ones with an order to get wrong.
         let candidates = Set(store.model.entities.map(\.name).filter { sqlEntity($0).toManyRange.count > 1 })
-        guard !candidates.isEmpty else { return .none }
+        // Only inserts of entities with a to-one into one of them carry evidence.
+        let sources = store.mapping.entities.filter { entity in
+            entity.relationships.contains { r in
+                !r.relationship.isToMany && r.relationship.inverseName != nil
+                    && store.model.entityTree(r.relationship.destinationEntityName).contains { candidates.contains($0.name) }
+            }
+        }.compactMap(\.entityID)
+        guard !candidates.isEmpty, !sources.isEmpty else { return .none }
         var seen: [String: [String: [Int: Int]]] = [:]
         let updates = try db.makeStatement(sql: """
             SELECT ZCOLUMNS FROM ACHANGE WHERE ZTRANSACTIONID = ? AND ZENTITY = ? AND ZENTITYPK = ? AND ZCHANGETYPE = 1
             """)
-        let inserts = try Row.fetchCursor(db, sql: "SELECT ZTRANSACTIONID, ZENTITY, ZENTITYPK FROM ACHANGE WHERE ZCHANGETYPE = 0 LIMIT \(insertLimit)")
+        let inserts = try Row.fetchCursor(db, sql: "SELECT ZTRANSACTIONID, ZENTITY, ZENTITYPK FROM ACHANGE WHERE ZCHANGETYPE = 0 "
+                                          + "AND ZENTITY IN (\(sources.map(String.init).joined(separator: ", "))) LIMIT \(insertLimit)")
         while let insert = try inserts.next() {
             let (transaction, number, key): (Int64?, Int?, Int64?) = (insert[0], insert[1], insert[2])
             guard let transaction, let key, let entity = number.flatMap({ store.mapping.entity(withID: $0) }) else { continue }
