@@ -58,6 +58,8 @@ final class UpdatedPropertyBitsTests: XCTestCase {
         XCTAssertEqual(bits.names, ["object", "object", "version"])
         XCTAssertEqual(bits.bitmap(["object"]), [0xC0])
         XCTAssertEqual(bits.names([0xE0]), ["object", "version"])
+        // Re-pointed to another object of the same entity: the entity-key column is unchanged.
+        XCTAssertEqual(bits.bitmap([UpdatedPropertyBits.sameEntity("object")]), [0x80])
     }
 
     /// Each element of a composite has a bit of its own, named after the composite; the

@@ -125,7 +125,14 @@ extension Context {
                     toManyWrites.append((object, r, snapshot[r.relationship.name]?.destinations ?? [],
                                          values[r.relationship.name]?.destinations ?? []))
                 }
-                let recorded = writeKeys.union(object.changedKeys.filter { object.entity.relationship($0)?.relationship.isToMany == true })
+                var recorded = writeKeys.union(object.changedKeys.filter { object.entity.relationship($0)?.relationship.isToMany == true })
+                // A to-one re-pointed within one entity leaves its entity-key column alone.
+                for key in recorded {
+                    guard case .toOne(let old?)? = snapshot[key], case .toOne(let new?)? = values[key],
+                          old.entityName == new.entityName else { continue }
+                    recorded.remove(key)
+                    recorded.insert(UpdatedPropertyBits.sameEntity(key))
+                }
                 try history?.update(object.entity, object.objectID.primaryKey, keys: recorded)
                 outcomes.append(Outcome(object: object, values: values, version: expected + 1))
             }

@@ -14,11 +14,15 @@ public struct UpdatedPropertyBits: Sendable {
     /// What a key sets: the member's own name (`address.city` for a composite element,
     /// the to-one for its keys).
     private let keys: [String?]
+    /// Which members are a to-one's entity key: a to-one re-pointed to another object of the
+    /// same entity leaves that column as it was, and Core Data sets only its foreign key's bit.
+    private let entityKeys: [Bool]
 
     /// Names already in bit order, each its own key.
     public init(orderedNames: [String?]) {
         names = orderedNames
         keys = orderedNames
+        entityKeys = orderedNames.map { _ in false }
     }
 
     /// `learned`: the to-many order the store's history shows, where it has one.
@@ -32,7 +36,12 @@ public struct UpdatedPropertyBits: Sendable {
             if case .attribute(let name, _) = member { return name }
             return member.propertyName
         }
+        entityKeys = sqlEntity.members.map { if case .entityKey = $0 { return true } else { return false } }
     }
+
+    /// The key that names a to-one re-pointed to another object of the same entity: its
+    /// foreign key's bit without its entity key's.
+    public static func sameEntity(_ toOne: String) -> String { toOne + "#sameEntity" }
 
     public var byteCount: Int { (names.count + 7) / 8 }
 
@@ -65,7 +74,9 @@ public struct UpdatedPropertyBits: Sendable {
         let wanted = Set(keys)
         for index in names.indices {
             let own = self.keys[index], property = names[index]
-            guard let own, wanted.contains(own) || (property.map(wanted.contains) ?? false) else { continue }
+            let named = own.map { wanted.contains($0) || (property.map(wanted.contains) ?? false) } ?? false
+            let sameEntity = !entityKeys[index] && (own.map { wanted.contains(Self.sameEntity($0)) } ?? false)
+            guard named || sameEntity else { continue }
             bytes[index / 8] |= 0x80 >> UInt8(index % 8)
         }
         return bytes
