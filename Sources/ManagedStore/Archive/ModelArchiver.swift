@@ -60,8 +60,8 @@ public enum ModelArchiver {
                 return .uid(add(object("NSKeyPathExpression", [("NSOperand", .uid(operand)), ("NSSelectorName", string("valueForKeyPath:")),
                                                                ("NSExpressionType", .integer(3)), ("NSArguments", .uid(arguments))])))
             }
-            guard text.hasPrefix("count:("), text.hasSuffix(")") else { return keyPath(text) }
-            let argument = keyPath(String(text.dropFirst(7).dropLast()))
+            guard let counted = DerivationText.countedKeyPath(text) else { return keyPath(text) }
+            let argument = keyPath(counted)
             let arguments = add(object("NSArray", [("NS.objects", .array([argument]))]))
             return .uid(add(object("NSFunctionExpression", [("NSSelectorName", string("count:")), ("NSExpressionType", .integer(4)),
                                                             ("NSArguments", .uid(arguments))])))

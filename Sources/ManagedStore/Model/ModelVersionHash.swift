@@ -34,7 +34,7 @@ public enum ModelVersionHash {
             case .relationship(let r): return !r.isTransient
             case .fetched: return false
             }
-        }.sorted { Array($0.name.utf16).lexicographicallyPrecedes(Array($1.name.utf16)) }
+        }.sorted { codePointOrder($0.name, $1.name) }
         for member in members {
             guard let hash = propertyHash(member, entity: name) else {
                 memo[name] = .some(nil)
@@ -78,7 +78,7 @@ public enum ModelVersionHash {
             // Only the elements, by name; nothing of the composite itself. [unconfirmed on
             // a genuine store here: the fixtures with composites are held out]
             var hasher = SHA256()
-            for element in a.elements.sorted(by: { Array($0.name.utf16).lexicographicallyPrecedes(Array($1.name.utf16)) }) {
+            for element in a.elements.sorted(by: { codePointOrder($0.name, $1.name) }) {
                 guard let hash = attributeHash(element) else { return nil }
                 hasher.update(hash)
             }
@@ -104,6 +104,12 @@ public enum ModelVersionHash {
         hasher.update(littleEndian(Int32(truncatingIfNeeded: r.minCount)))
         if r.isOrdered { hasher.update([1, 0]) }
         return hasher.finalize()
+    }
+
+    /// `compare:` without options, as Core Data sorts the names it hashes: by UTF-16 unit,
+    /// not case-insensitively and not by Swift's `<` on `Character`s.
+    private static func codePointOrder(_ a: String, _ b: String) -> Bool {
+        a.utf16.lexicographicallyPrecedes(b.utf16)
     }
 
     private static func littleEndian(_ value: Int32) -> [UInt8] {
@@ -134,18 +140,5 @@ public struct EntityHashComparison: Sendable, Equatable {
     /// sides, each hash equal.
     public static func opensWithoutMigration(_ comparisons: [EntityHashComparison]) -> Bool {
         !comparisons.isEmpty && comparisons.allSatisfy(\.matches)
-    }
-}
-
-extension StoreMetadata {
-    /// `NSStoreModelVersionHashes`: entity name → the 32 bytes Core Data wrote.
-    public var versionHashes: [String: [UInt8]] {
-        guard case .dictionary(let pairs)? = self["NSStoreModelVersionHashes"] else { return [:] }
-        var hashes: [String: [UInt8]] = [:]
-        for pair in pairs {
-            guard let name = pair.key.stringValue, case .data(let bytes) = pair.value else { continue }
-            hashes[name] = bytes
-        }
-        return hashes
     }
 }

@@ -100,19 +100,13 @@ public enum ModelXMLWriter {
         let customClass = a.type == .transformable || a.type == .binaryData ? a.valueClassName : nil
         return [
             ("name", a.name), ("optional", a.isOptional ? "YES" : nil), ("transient", a.isTransient ? "YES" : nil),
-            ("derived", a.isDerived ? "YES" : nil), ("derivation", a.isDerived ? a.derivation.map(derivationText) : nil),
+            ("derived", a.isDerived ? "YES" : nil), ("derivation", a.isDerived ? a.derivation.map(DerivationText.modelEditorText) : nil),
             ("attributeType", a.type.modelName), ("defaultValueString", a.defaultValue),
             ("allowsExternalBinaryDataStorage", a.allowsExternalBinaryDataStorage ? "YES" : nil),
             ("valueTransformerName", a.valueTransformerName), ("customClassName", customClass),
             ("preserveAfterDeletion", a.preservesValueInHistoryOnDeletion ? "YES" : nil), ("elementID", a.renamingIdentifier),
             ("composite", a.type == .composite ? compositeName(a) : nil), ("versionHashModifier", a.versionHashModifier),
         ]
-    }
-
-    /// `count:(pages)` as the model editor writes it: `pages.@count`.
-    private static func derivationText(_ expression: String) -> String {
-        guard expression.hasPrefix("count:("), expression.hasSuffix(")") else { return expression }
-        return String(expression.dropFirst(7).dropLast()) + ".@count"
     }
 
     private static func relationshipFields(_ r: RelationshipDescription) -> [(String, String?)] {

@@ -56,6 +56,12 @@ public struct SQLEntity: Sendable {
         entity = name
         let ids = ColumnNaming.entityIDs(model)
         let chain = model.ancestors(of: name).reversed().map(\.name) + [name]
+        let hasSubentities = { (entity: String) in model.entityTree(entity).count > 1 }
+        let inverse = { (r: RelationshipDescription) -> RelationshipDescription? in
+            guard case .relationship(let inverse)? = r.inverseName.flatMap({ model.property($0, of: r.destinationEntityName) })?.property
+            else { return nil }
+            return inverse
+        }
         var toOnes: [RelationshipDescription] = []
         var attributes: [AttributeDescription] = []
         var toManys: [RelationshipDescription] = []
@@ -69,8 +75,7 @@ public struct SQLEntity: Sendable {
                 case .relationship(let r) where !r.isTransient:
                     if !r.isToMany {
                         toOnes.append(r)
-                    } else if case .relationship(let inverse)? = r.inverseName.flatMap({ model.property($0, of: r.destinationEntityName) })?.property,
-                              inverse.isToMany {
+                    } else if inverse(r)?.isToMany == true {
                         manyToManys.append(r)
                     } else {
                         toManys.append(r)
@@ -86,15 +91,10 @@ public struct SQLEntity: Sendable {
             for case .relationship(let r) in source.properties.sorted(by: { $0.name < $1.name })
             where r.isToMany && !r.isTransient && r.inverseName == nil && chain.contains(r.destinationEntityName) {
                 hidden.append(("Z\(ids[source.name].map(String.init) ?? "")" + r.name.uppercased(),
-                               model.entityTree(source.name).count > 1, r.isOrdered))
+                               hasSubentities(source.name), r.isOrdered))
             }
         }
-        let hasSubentities = { (entity: String) in model.entityTree(entity).count > 1 }
-        let inverseIsOrdered = { (r: RelationshipDescription) -> Bool in
-            guard case .relationship(let inverse)? = r.inverseName.flatMap({ model.property($0, of: r.destinationEntityName) })?.property
-            else { return false }
-            return inverse.isOrdered
-        }
+        let inverseIsOrdered = { (r: RelationshipDescription) in inverse(r)?.isOrdered == true }
         var members: [Member] = toOnes.map { .foreignKey($0.name) }
         members += hidden.map { .hiddenForeignKey(column: $0.column) }
         members += toOnes.filter { hasSubentities($0.destinationEntityName) }.map { .entityKey($0.name) }

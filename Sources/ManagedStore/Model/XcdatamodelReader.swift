@@ -94,18 +94,6 @@ public enum XcdatamodelReader {
         private var constraint: [String]?
         private var fetchIndex: FetchIndexDescription?
 
-        /// A derivation as the model editor writes it (`pages.@count`, `primaryLabel.code`),
-        /// spelled as `NSExpression` describes it (`count:(pages)`), which is what the
-        /// version hash is made of. nil for forms not spelled here.
-        static func expressionText(_ derivation: String) -> String? {
-            let text = derivation.trimmingCharacters(in: .whitespaces)
-            let isKeyPath = { (s: Substring) in
-                !s.isEmpty && s.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." }
-            }
-            if text.hasSuffix(".@count"), isKeyPath(text.dropLast(7)) { return "count:(" + text.dropLast(7) + ")" }
-            return isKeyPath(Substring(text)) ? text : nil
-        }
-
         mutating func start(_ element: String, _ a: [String: String]) {
             let yes = { (key: String) in a[key] == "YES" }
             switch element {
@@ -135,7 +123,7 @@ public enum XcdatamodelReader {
                 attribute.versionHashModifier = a["versionHashModifier"]
                 if attribute.isDerived {
                     attribute.isReadOnly = true
-                    attribute.derivation = a["derivation"].flatMap(Self.expressionText)
+                    attribute.derivation = a["derivation"].flatMap(DerivationText.expression(fromModelEditor:))
                 }
                 if current == nil, let composite {
                     composites[composite, default: []].append(attribute)

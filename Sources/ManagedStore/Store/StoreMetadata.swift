@@ -22,6 +22,18 @@ public struct StoreMetadata: Sendable {
     public var storeType: String? { self["NSStoreType"]?.stringValue }
     public var frameworkVersion: Int64? { self["NSPersistenceFrameworkVersion"]?.integerValue }
 
+    /// `NSStoreModelVersionHashes`: entity name → the 32 bytes Core Data wrote, which
+    /// `EntityHashComparison` sets beside the model's.
+    public var versionHashes: [String: [UInt8]] {
+        guard case .dictionary(let pairs)? = self["NSStoreModelVersionHashes"] else { return [:] }
+        var hashes: [String: [UInt8]] = [:]
+        for pair in pairs {
+            guard let name = pair.key.stringValue, case .data(let bytes) = pair.value else { continue }
+            hashes[name] = bytes
+        }
+        return hashes
+    }
+
     /// Entity names as Core Data wrote them, from the version hashes.
     public var hashedEntityNames: [String] {
         guard case .dictionary(let pairs)? = self["NSStoreModelVersionHashes"] else { return [] }
