@@ -21,7 +21,7 @@ struct MCPSubcommand: ParsableCommand {
             answer. The model is offered as resources (cdinspect://schema and cdinspect://schema/ENTITY). \
             Calls run side by side; each stops at --timeout or when the client cancels it. The store is \
             opened read-only: nothing an assistant asks can change it. The server is the cdinspect-mcp \
-            program installed beside cdinspect. See the README for registering it.
+            program installed beside cdinspect. See 'man cdinspect', MCP SERVER, for registering it.
             """)
 
     @Argument(help: "The store (or an app's bundle identifier or name).")

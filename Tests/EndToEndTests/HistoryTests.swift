@@ -57,7 +57,7 @@ final class HistoryTests: XCTestCase {
         }
     }
 
-    /// The ZCOLUMNS rule on Notes (README, "Persistent history"): note bodies change `data`;
+    /// The ZCOLUMNS rule on Notes (docs/history-bitmaps.md): note bodies change `data`;
     /// ICCloudState's bitmaps set bits 2 and 5 of an entity with five properties, its to-one
     /// into a hierarchy taking two bits.
     func testUpdatedPropertiesOfNotesReadAsTheRuleSays() throws {

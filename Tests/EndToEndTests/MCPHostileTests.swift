@@ -20,7 +20,7 @@ final class MCPHostileTests: XCTestCase {
         let folder = try Fixtures.temporaryDirectory(self)
         let store = try Fixtures.exampleStore(in: folder).path
         try Data("not a store".utf8).write(to: folder.appendingPathComponent("other.sqlite"))
-        // Any first read of a WAL store creates the empty -wal and the -shm (README, "Safety").
+        // Any first read of a WAL store creates the empty -wal and the -shm (man cdinspect, SAFETY).
         XCTAssertEqual(try CLI.run(["count", store, "Person"]).stdout, "50\n")
         let before = try SQLCommandTests.listing(folder.path)
 

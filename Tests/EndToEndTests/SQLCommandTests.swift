@@ -60,7 +60,7 @@ final class SQLCommandTests: ExampleStoreTestCase {
         let folder = (store as NSString).deletingLastPathComponent
         try Data("not a store".utf8).write(to: URL(fileURLWithPath: folder + "/other.sqlite"))
         // Any first read of a WAL store without its -wal creates an empty -wal and the -shm
-        // (SQLite's read-only WAL open; README, "Safety"): the listing starts after one.
+        // (SQLite's read-only WAL open; man cdinspect, SAFETY): the listing starts after one.
         XCTAssertEqual(try CLI.run(["count", store, "Person"]).stdout, "50\n")
         let before = try Self.listing(folder)
         for sql in Self.hostileStatements(folder) {
@@ -98,7 +98,7 @@ final class SQLCommandTests: ExampleStoreTestCase {
 
 /// A predicate a prompt makes huge: 40,000 `OR`s. Compiled linearly (equality tests on one
 /// attribute become one `IN` list; what stays long is kept from SQLite's pairwise `OR`
-/// analysis), so it answers like its short form; the README's "Raw SQL" gives the time.
+/// analysis), so it answers like its short form; docs/stores-are-user-input.md gives the time.
 final class LongPredicateTests: ExampleStoreTestCase {
     func testFortyThousandOrsGiveTheSameAnswerAsTheirSQL() throws {
         let equalities = (100..<40_099).map { "age == \($0)" } + ["name == \"dave3\""]

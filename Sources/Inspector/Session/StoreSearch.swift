@@ -2,7 +2,7 @@ import Foundation
 import ManagedStore
 
 /// Where `stores` looks when given no folder, and how a STORE that is not a file is taken
-/// for an app's bundle identifier or name (the README, "Finding stores").
+/// for an app's bundle identifier or name (man cdinspect, `stores`).
 public enum StoreSearch {
     /// `$CDINSPECT_SIMULATOR_ROOT`, else the simulator devices folder on macOS; nil on
     /// Linux without the variable, where there is no simulator.

@@ -1,7 +1,7 @@
 import Foundation
 import GRDBSQLite
 
-/// Finds Core Data stores under folders (the README, "Finding stores"), as simulator
+/// Finds Core Data stores under folders (man cdinspect, `stores`), as simulator
 /// devices and app containers lay them out, without changing anything: no store is opened
 /// for writing, and no `-wal` or `-shm` is created beside one. A file is a candidate when it
 /// starts with SQLite's header; its first page (the newest copy, from the `-wal` if one is
