@@ -4,8 +4,9 @@ import MCP
 import ManagedStore
 
 /// One tool's answer: the JSON text the command prints (a page of its rows, for a tool with
-/// rows), the same as structured content where the tool declares its shape, and the
-/// warnings the command line would print on stderr.
+/// rows), the same rows as structured content where the tool declares its shape (made from
+/// the rows' values, not read back from the text), and the warnings the command line would
+/// print on stderr.
 struct ToolAnswer {
     var text: String
     var structured: Value?
@@ -18,10 +19,10 @@ struct ToolAnswer {
         guard let key = definition.rowsKey else {
             let sink = OutputSink(collectingWithWidth: nil, byteLimit: MCPTools.byteCap)
             try call.run(try call.command(arguments), into: sink)
-            guard !sink.overflowed else {
-                throw CommandError.failed("the answer is larger than \(MCPTools.byteCap >> 20) MiB of text; ask for less (one entity, a predicate)")
-            }
             let text = String(decoding: sink.collected, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !sink.overflowed, ReplyBytes.inReply(text) <= MCPTools.byteCap - MCPTools.envelope else {
+                throw CommandError.failed("the answer is larger than \(MCPTools.byteCap >> 20) MiB; ask for less (one entity, a predicate)")
+            }
             // What the store's opening found (a damaged -wal, a model from the schema) is
             // said on stderr once, which an assistant rarely sees: info says it again.
             let opened = name == "info" ? store.warnings.map { "\($0)" } : []
@@ -102,6 +103,22 @@ struct ToolCall {
                 command.type = parsed
             }
             return command
+        case "doctor":
+            var command = try DoctorCommand.parse([])
+            command.model = text("model")
+            command.full = a["full"]?.boolValue == true
+            return command
+        case "model":
+            var command = try ModelCommand.parse([])
+            let view = text("view") ?? "xml"
+            // export writes files: not a tool of a read-only server.
+            guard ["xml", "hashes", "diff", "classes"].contains(view) else {
+                throw CommandError.usage("model: 'view' takes xml, hashes, diff or classes, not '\(view)'")
+            }
+            command.view = view
+            command.target = view == "diff" ? text("other") : view == "classes" ? text("entity") : nil
+            if view == "diff", command.target == nil { throw CommandError.usage("model: view diff needs 'other', the new model or another store") }
+            return command
         case "sql":
             var command = try SQLCommand.parse([])
             command.query = [text("query") ?? ""]
@@ -160,7 +177,12 @@ struct ToolCall {
         var notes: [String] = []
         let session = Session(store: store, format: .json, output: sink, warn: { notes.append($0) }, runsOneCommand: true)
         defer { warnings += notes }
-        try session.run(command)
+        do {
+            try session.run(command)
+        } catch is DoctorFoundErrors {
+            // The report is the answer; the command line's exit status 1 has no place here.
+        } catch is ModelsDiffer {
+        }
         sink.flush()
     }
 
@@ -193,9 +215,10 @@ struct ToolCall {
             command = history
         default: break
         }
-        // Room for the rest of the answer, the cursor (it carries the arguments) included.
+        // Room for the rest of the reply, the cursor (it carries the arguments, in the text
+        // and in the structured content) included.
         let cursorBytes = (try? JSONEncoder().encode(arguments).count) ?? 0
-        let collector = PageCollector(rows: rows, bytes: MCPTools.byteCap - 256 - cursorBytes * 4 / 3,
+        let collector = PageCollector(rows: rows, bytes: MCPTools.byteCap - MCPTools.envelope - 2 * (cursorBytes * 4 / 3 + 64),
                                       nestsChanges: name == "history" && arguments["changes"]?.boolValue == true)
         let sink = OutputSink(collectingWithWidth: nil, byteLimit: 1 << 16)
         sink.rowReceiver = collector
@@ -209,19 +232,23 @@ struct ToolCall {
             more = true
         }
         var text = "{\"\(key)\": \(collector.json), \"truncated\": \(more)"
+        var structured: [String: Value] = [key: .array(collector.values), "truncated": .bool(more)]
         if more, remaining.map({ $0 - returned > 0 }) ?? true {
             let next = PageCursor(tool: name, arguments: arguments, offset: offset + returned, remaining: remaining.map { $0 - returned })
             text += ", \"nextCursor\": \"\(next.encoded)\""
+            structured["nextCursor"] = .string(next.encoded)
         }
         text += "}"
-        let structured = try? JSONDecoder().decode(Value.self, from: Data(text.utf8))
-        return ToolAnswer(text: text, structured: structured, warnings: warnings)
+        return ToolAnswer(text: text, structured: .object(structured), warnings: warnings)
     }
 }
 
 /// The rows of one page, as the command hands them over, up to the page's row count and byte
-/// budget. History's changes come one a row with their transaction's columns, and are nested
-/// back into their transactions here, as the command line's JSON nests them.
+/// budget, each kept twice: as the JSON text the command line prints, and as the MCP value of
+/// the structured content. The budget counts both as the reply line carries them (the text
+/// escaped inside a JSON string; the value, compact, at most the text's bytes). History's
+/// changes come one a row with their transaction's columns, and are nested back into their
+/// transactions here, as the command line's JSON nests them.
 final class PageCollector: RowReceiver {
     let rows: Int
     let budget: Int
@@ -230,9 +257,13 @@ final class PageCollector: RowReceiver {
     private(set) var more = false
     private var size = 0
     private var elements: [String] = []
+    private var elementValues: [Value] = []
     /// For history with changes: each transaction's own columns and the changes of it the
     /// page holds.
     private var transactions: [(token: OutputValue, columns: [(String, OutputValue)], changes: [OutputValue])] = []
+
+    /// A row's bytes in the reply: its text escaped, its separator, and its structured value.
+    private static func cost(_ text: String) -> Int { 2 * text.utf8.count + ReplyBytes.escapedExtra(text) + 8 }
 
     init(rows: Int, bytes: Int, nestsChanges: Bool) {
         self.rows = rows
@@ -252,13 +283,13 @@ final class PageCollector: RowReceiver {
             header = Array(pairs.prefix(6))
             change = .object(Array(pairs.dropFirst(6)))
             text = change?.jsonText ?? text
-            if transactions.last?.token != header.first?.1 { size += OutputValue.object(header).jsonText.utf8.count + 16 }
+            if transactions.last?.token != header.first?.1 { size += Self.cost(OutputValue.object(header).jsonText) + 32 }
         }
-        guard size + text.utf8.count + 6 <= budget else {
+        guard size + Self.cost(text) <= budget else {
             more = true
             return false
         }
-        size += text.utf8.count + 6
+        size += Self.cost(text)
         count += 1
         if let change {
             if transactions.last?.token != header.first?.1 {
@@ -267,8 +298,16 @@ final class PageCollector: RowReceiver {
             transactions[transactions.count - 1].changes.append(change)
         } else {
             elements.append(text)
+            elementValues.append(Value(record))
         }
         return true
+    }
+
+    /// The page's rows as the structured content's array.
+    var values: [Value] {
+        nestsChanges
+            ? transactions.map { Value(OutputValue.object($0.columns + [("changes", .array($0.changes))])) }
+            : elementValues
     }
 
     var json: String {

@@ -14,11 +14,14 @@ struct MCPSubcommand: ParsableCommand {
         abstract: "Serve STORE to a coding assistant over the Model Context Protocol (stdio), read-only.",
         discussion: """
             Tools: info, entities, schema, fetch (predicate with arguments for %@, sort, limit, keys), count, \
-            explain, history, cloudkit and sql (read-only, one statement, ? arguments). fetch, sql and history \
-            answer in pages of at most 1000 rows and 4 MiB, with 'truncated' and a nextCursor to continue; \
+            explain, history, cloudkit, sql (read-only, one statement, ? arguments), doctor (what is broken; with \
+            model, the rows a new model version rejects) and model (xml, hashes, diff, classes), each with a title \
+            and read-only hints. fetch, sql and history answer in pages of at most 1000 rows and a 4 MiB reply, \
+            with 'truncated' and a nextCursor to continue; \
             limit 0 means no limit. Results are the JSON the commands print, also as structured content; \
             errors come back as tool errors with the line the command line prints; warnings come after the \
-            answer. The model is offered as resources (cdinspect://schema and cdinspect://schema/ENTITY). \
+            answer. The model is offered as resources (cdinspect://schema and cdinspect://schema/ENTITY), and \
+            prompts ask the common questions: why-not-synced, what-is-broken, will-it-migrate. \
             Calls run side by side; each stops at --timeout or when the client cancels it. The store is \
             opened read-only: nothing an assistant asks can change it. The server is the cdinspect-mcp \
             program installed beside cdinspect. See 'man cdinspect', MCP SERVER, for registering it.

@@ -25,7 +25,13 @@ async def main(binary, store):
         async with ClientSession(read, write) as session:
             initialized = await session.initialize()
             seen["server"] = initialized.server_info.name
-            seen["tools"] = sorted(tool.name for tool in (await session.list_tools()).tools)
+            tools = (await session.list_tools()).tools
+            seen["tools"] = sorted(tool.name for tool in tools)
+            seen["titled"] = all(tool.title and tool.annotations and tool.annotations.title for tool in tools)
+            prompts = (await session.list_prompts()).prompts
+            seen["prompts"] = [prompt.name for prompt in prompts]
+            broken = await session.get_prompt("what-is-broken")
+            seen["promptMentionsDoctor"] = "doctor" in broken.messages[0].content.text
 
             counted = await session.call_tool("count", {"entity": "Person", "predicate": "age > %@", "arguments": [30]})
             seen["count"] = json.loads(text(counted))["count"]

@@ -8,6 +8,9 @@ import XCTest
 /// and the warnings the command line would print.
 final class MCPPagingTests: XCTestCase {
     /// Each page's parsed text and structured content, following nextCursor to the end.
+    /// The longest reply line a page has had so far.
+    var largest = 0
+
     func pages(_ server: MCPPipe, _ id: inout Int, _ tool: String, _ arguments: [String: Any]) throws -> [[String: Any]] {
         var result: [[String: Any]] = []
         var next: [String: Any]? = arguments
@@ -18,7 +21,10 @@ final class MCPPagingTests: XCTestCase {
             let answer = try XCTUnwrap(reply["result"] as? [String: Any], "\(reply)")
             XCTAssertNotEqual(answer["isError"] as? Bool, true, "\(answer)")
             let text = try XCTUnwrap((answer["content"] as? [[String: Any]])?.first?["text"] as? String)
-            XCTAssertLessThanOrEqual(text.utf8.count, 4 << 20)
+            // The whole reply line, text and structured content together, within the page's limit.
+            let line = try XCTUnwrap(server.bytesOfAnswer(id))
+            XCTAssertLessThanOrEqual(line, (4 << 20) + (64 << 10), "\(tool): a reply line of \(line) bytes")
+            largest = max(largest, line)
             let page = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], String(text.prefix(200)))
             XCTAssertEqual(answer["structuredContent"] as? NSDictionary, page as NSDictionary, "structured content differs from the text")
             result.append(page)
@@ -46,9 +52,13 @@ final class MCPPagingTests: XCTestCase {
         XCTAssertEqual(limited.last?["truncated"] as? Bool, true)
         XCTAssertNil(limited.last?["nextCursor"])
 
-        // Pages end at 4 MiB: 2500 rows of 20 KB of text take more than ten.
+        // Pages end at 4 MiB on the wire: 2500 rows of 20 KB of text, each carried twice (text
+        // and structured content), take more than twenty, and each but the last fills most of it.
+        largest = 0
         let big = try pages(server, &id, "sql", ["query": "SELECT Z_PK, hex(zeroblob(10000)) AS blob FROM ZPERSON ORDER BY Z_PK", "limit": 0])
-        XCTAssertGreaterThan(big.count, 10)
+        XCTAssertGreaterThan(big.count, 20)
+        XCTAssertGreaterThan(largest, 3 << 20, "pages are cut far below their limit")
+        print("sql over 2,500 rows of 20 KB: \(big.count) pages, the longest reply line \(largest) bytes")
         let keys = big.flatMap { ($0["rows"] as? [[String: Any]] ?? []).compactMap { $0["Z_PK"] as? Int } }
         XCTAssertEqual(keys, Array(1...2500))
 

@@ -25,11 +25,13 @@ final class MCPProtocolTests: XCTestCase {
         lines.append(#"{"jsonrpc": "2.0", "id": 4, "method": "ping", "params": {"pad": ""# + String(repeating: "x", count: 5 << 20) + #""}}"#)
         // Under it, and answered: a line is read in time linear in its length.
         lines.append(#"{"jsonrpc": "2.0", "id": 5, "method": "ping", "params": {"pad": ""# + String(repeating: "y", count: 2 << 20) + #""}}"#)
-        // Answers are capped in bytes as well as rows: one row alone past the cap leaves none.
+        // Answers are capped in bytes as well as rows, the whole reply line counted (a row goes
+        // out twice: in the text and in the structured content): one row alone past the cap
+        // leaves none, and of rows of 3.2 MB on the wire one fits.
         try request(6, "tools/call", ["name": "sql", "arguments": ["query": "SELECT hex(randomblob(3000000)) AS blob FROM ZPERSON LIMIT 3"]])
-        try request(7, "tools/call", ["name": "sql", "arguments": ["query": "SELECT hex(randomblob(1500000)) AS blob FROM ZPERSON LIMIT 3"]])
+        try request(7, "tools/call", ["name": "sql", "arguments": ["query": "SELECT hex(randomblob(800000)) AS blob FROM ZPERSON LIMIT 3"]])
         for i in 0..<5 {
-            try request(10 + i, "tools/call", ["name": "sql", "arguments": ["query": "SELECT hex(randomblob(400000)) AS blob FROM ZPERSON LIMIT 3"]])
+            try request(10 + i, "tools/call", ["name": "sql", "arguments": ["query": "SELECT hex(randomblob(300000)) AS blob FROM ZPERSON LIMIT 3"]])
             for j in 0..<3 { try request(20 + i * 3 + j, "ping", [:]) }
         }
         let input = folder.appendingPathComponent("input.jsonl")
@@ -49,6 +51,7 @@ final class MCPProtocolTests: XCTestCase {
         let text = try String(contentsOfFile: output, encoding: .utf8)
         XCTAssertTrue(text.hasSuffix("\n"))
         for line in text.split(separator: "\n") {
+            XCTAssertLessThanOrEqual(line.utf8.count, (4 << 20) + (64 << 10), "a reply line past the page's limit: \(line.prefix(200))")
             let message = try XCTUnwrap(try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not one whole message: \(line.prefix(200))")
             if let id = message["id"] as? Int {
                 answers[id, default: 0] += 1
@@ -74,7 +77,8 @@ final class MCPProtocolTests: XCTestCase {
         }
         for id in 10..<15 {
             let content = (results[id]?["content"] as? [[String: Any]])?.first?["text"] as? String ?? ""
-            XCTAssertGreaterThan(content.count, 2_000_000, "sql \(id): \(content.prefix(200))")
+            XCTAssertGreaterThan(content.count, 1_800_000, "sql \(id): \(content.prefix(200))")
+            XCTAssertEqual((results[id]?["structuredContent"] as? [String: Any])?["truncated"] as? Bool, false, "sql \(id)")
         }
     }
 }

@@ -32,7 +32,7 @@ extension OutputValue {
 
     /// A transformable's bytes decoded as Foundation would unarchive them; bytes that are no
     /// archive (a custom transformer's own format) stay bytes, shown as base64.
-    init(archiveBytes bytes: [UInt8]) {
+    public init(archiveBytes bytes: [UInt8]) {
         if let value = try? KeyedUnarchiver.value(of: bytes) { self.init(value) } else { self = .data(bytes) }
     }
 

@@ -12,6 +12,8 @@ final class MCPPipe: @unchecked Sendable {
     private var lines: [(at: Date, text: String)] = []
     /// The messages with an id, parsed once as they come.
     private var byID: [Int: [[String: Any]]] = [:]
+    /// The bytes of each answer's line as it came, newline left out.
+    private var lineBytes: [Int: Int] = [:]
     private var closed = false
 
     init(_ arguments: [String]) throws {
@@ -45,7 +47,10 @@ final class MCPPipe: @unchecked Sendable {
                 let message = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
                 lock.withLock {
                     lines.append((Date(), line))
-                    if let message, let id = message["id"] as? Int { byID[id, default: []].append(message) }
+                    if let message, let id = message["id"] as? Int {
+                        byID[id, default: []].append(message)
+                        lineBytes[id] = line.utf8.count
+                    }
                     lock.broadcast()
                 }
             }
@@ -96,6 +101,11 @@ final class MCPPipe: @unchecked Sendable {
     var output: [(at: Date, text: String)] { lock.withLock { lines } }
 
     /// The messages with this id so far.
+    /// The size of the line that answered `id`, as it went over the pipe.
+    func bytesOfAnswer(_ id: Int) -> Int? {
+        lock.withLock { lineBytes[id] }
+    }
+
     func answers(_ id: Int) -> [[String: Any]] {
         lock.withLock { byID[id] ?? [] }
     }
