@@ -6,6 +6,7 @@
 #   make uninstall                   (removes every file install wrote)
 #   make build BUILD_PATH=DIR        (the release binaries only, into DIR/release)
 #   make dist                        (a release archive and its SHA-256 into DISTDIR, default dist/)
+#   make mcpb                        (DISTDIR/cdinspect.mcpb, the MCP bundle, from dist's server)
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -43,7 +44,7 @@ endif
 VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/cdinspect/CDInspect.swift)
 DISTDIR ?= dist
 
-.PHONY: build install uninstall flags dist
+.PHONY: build install uninstall flags dist mcpb
 
 build:
 ifneq ($(shell uname),Darwin)
@@ -109,3 +110,25 @@ dist:
 	cd $(DISTDIR) && (command -v sha256sum >/dev/null && sha256sum $(DIST_NAME).tar.gz || shasum -a 256 $(DIST_NAME).tar.gz) \
 		> $(DIST_NAME).tar.gz.sha256
 	@echo "wrote $(DISTDIR)/$(DIST_NAME).tar.gz"
+
+# The MCP bundle Claude's desktop app installs in one click: manifest.json (manifest v0.4, a
+# binary server, the store asked for at install as a file and passed as the server's
+# argument; the tools and prompts asked of the server itself), the release archive's
+# cdinspect-mcp and the licence, zipped. Packaging/mcpb.py checks the manifest against the
+# schema's rules before it is packed.
+ifeq ($(shell uname),Darwin)
+MCPB_PLATFORM := darwin
+else
+MCPB_PLATFORM := linux
+endif
+MCPB_DIR := $(DISTDIR)/mcpb
+
+mcpb: dist
+	rm -rf $(MCPB_DIR) && mkdir -p $(MCPB_DIR)/server
+	install -m 755 $(DISTDIR)/$(DIST_NAME)/bin/cdinspect-mcp $(MCPB_DIR)/server/
+	install -m 644 LICENSE $(MCPB_DIR)/
+	python3 Packaging/mcpb.py manifest $(MCPB_DIR)/server/cdinspect-mcp $(VERSION) $(MCPB_PLATFORM) > $(MCPB_DIR)/manifest.json
+	python3 Packaging/mcpb.py check $(MCPB_DIR)/manifest.json
+	rm -f $(DISTDIR)/cdinspect.mcpb
+	python3 Packaging/mcpb.py pack $(MCPB_DIR) $(DISTDIR)/cdinspect.mcpb
+	@echo "wrote $(DISTDIR)/cdinspect.mcpb"
