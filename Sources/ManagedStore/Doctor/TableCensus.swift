@@ -36,6 +36,8 @@ struct TableCensus {
     init() {}
 
     init(store: PersistentStore, _ db: Database, progress: (String) -> Void) throws {
+        // The census's own SQL function, on the connection it runs on: no other reader needs it.
+        CensusFunction.register(db)
         var byTable: [String: [EntityMapping]] = [:]
         for entity in store.mapping.entities where entity.entityID != nil && store.schema.table(entity.table) != nil {
             byTable[entity.table, default: []].append(entity)

@@ -23,7 +23,6 @@ public enum StoreConnection {
         configuration.prepareDatabase { db in
             if let log { SQLTrace.attach(log, to: db.sqliteConnection!) }
             PredicateFunctions.register(db)
-            CensusFunction.register(db)
             if !readonly { TriggerFunctions.register(db) }
             // Reading through a memory map saves a system call and a copy per page on large
             // scans. The whole file may be mapped (SQLite caps the size) because
