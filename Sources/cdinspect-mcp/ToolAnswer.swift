@@ -80,7 +80,7 @@ struct ToolCall {
             command.entity = entity
             command.predicate = try predicate(a)
             command.shape.sort = items("sort")
-            command.shape.keys = items("keys").isEmpty ? nil : items("keys").joined(separator: ",")
+            if !items("keys").isEmpty { command.shape.keyList.value = items("keys") }
             return command
         case "cloudkit":
             var command = try CloudKitCommand.parse([])
@@ -130,19 +130,31 @@ struct ToolCall {
         }
     }
 
-    /// The predicate and its typed arguments, each written as the literal its specifier takes.
+    /// The predicate and its typed arguments, handed to the parser as the values they are.
     private mutating func predicate(_ a: [String: Value]) throws -> PredicateOptions {
         var options = try PredicateOptions.parse([])
         options.where = a["predicate"]?.stringValue
         guard let values = a["arguments"]?.arrayValue else { return options }
         guard let format = options.where else { throw CommandError.usage("\(name): 'arguments' fill the predicate's %@; give 'predicate'") }
-        let specifiers = PredicateParser.specifiers(format)
-        if values.count > specifiers.count {
-            let extra = values.count - specifiers.count
-            warnings.append("\(extra) of 'arguments' \(extra == 1 ? "is" : "are") not used: the predicate has \(specifiers.count) format specifier\(specifiers.count == 1 ? "" : "s") outside quotes")
+        let specifiers = PredicateParser.specifierCount(format)
+        if values.count > specifiers {
+            let extra = values.count - specifiers
+            warnings.append("\(extra) of 'arguments' \(extra == 1 ? "is" : "are") not used: the predicate has \(specifiers) format specifier\(specifiers == 1 ? "" : "s") outside quotes")
         }
-        options.arg = zip(values, specifiers).map { Self.literal($0, keyPath: $1 == "K") }
+        options.typedArguments.value = values.map { .value(Self.predicateValue($0)) }
         return options
+    }
+
+    /// A JSON value as the predicate's value: text, numbers, booleans and null as they are
+    /// (a string fills %K as a key path).
+    static func predicateValue(_ value: Value) -> PredicateValue {
+        switch value {
+        case .string(let s): return .string(s)
+        case .int(let i): return .integer(Int64(i))
+        case .double(let d): return .double(d)
+        case .bool(let b): return .bool(b)
+        default: return .null
+        }
     }
 
     /// A JSON value as `--bind` takes it for SQL's ?: text between quotes (only the outer
@@ -155,20 +167,6 @@ struct ToolCall {
         case .double(let d): return String(d)
         case .bool(let b): return b ? "1" : "0"
         default: return "NULL"
-        }
-    }
-
-    /// A JSON value as the predicate language writes it: text quoted (a key path for %K as
-    /// it is), numbers and booleans as they are, null as nil.
-    static func literal(_ value: Value, keyPath: Bool) -> String {
-        switch value {
-        case .string(let s):
-            if keyPath { return s }
-            return "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        case .int(let i): return String(i)
-        case .double(let d): return String(d)
-        case .bool(let b): return b ? "YES" : "NO"
-        default: return "nil"
         }
     }
 

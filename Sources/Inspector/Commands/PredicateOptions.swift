@@ -15,12 +15,17 @@ public struct PredicateOptions: ParsableArguments {
             help: ArgumentHelp("Gives $NAME a value, written as a literal: --var 'LOWER=18'.", valueName: "name=value"))
     public var `var`: [String] = []
 
+    /// The format specifiers' values as typed values (the MCP server's JSON `arguments`),
+    /// in place of `--arg`.
+    public var typedArguments = Preset<[PredicateArgument]>()
+
     public init() {}
 
     /// The parsed predicate, or nil when there is none.
     public func predicate(warn: (String) -> Void) throws -> ManagedStore.Predicate? {
         guard let text = `where` else {
             if !arg.isEmpty { throw CommandError.usage("--arg fills a predicate's %@; give the predicate with --where") }
+            if typedArguments.value?.isEmpty == false { throw CommandError.usage("arguments fill a predicate's %@; give the predicate") }
             return nil
         }
         var variables: [String: String] = [:]
@@ -32,11 +37,14 @@ public struct PredicateOptions: ParsableArguments {
             if name.hasPrefix("$") { name.removeFirst() }
             variables[name] = String(binding[binding.index(after: eq)...])
         }
+        if let typed = typedArguments.value {
+            return try PredicateParser.parse(text, arguments: typed, variables: variables)
+        }
         let used = PredicateParser.specifierCount(text)
         if arg.count > used {
             warn("\(arg.count - used) --arg value\(arg.count - used == 1 ? " is" : "s are") not used: the predicate has \(used) format specifier\(used == 1 ? "" : "s") outside quotes")
         }
-        return try PredicateParser.parse(text, arguments: arg, variables: variables)
+        return try PredicateParser.parse(text, written: arg, variables: variables)
     }
 
     var text: String { `where` ?? "" }
@@ -58,6 +66,9 @@ public struct FetchShapeOptions: ParsableArguments {
 
     @Option(name: .long, help: ArgumentHelp("Properties to return, comma-separated: attributes, to-one relationships, to-one key paths such as owner.name, and to-many relationships as cars.@count (the number) or cars (the object IDs; not with --as dicts).", valueName: "key,…"))
     public var keys: String?
+
+    /// The keys as a list (the MCP server's JSON array), in place of `--keys`.
+    public var keyList = Preset<[String]>()
 
     @Option(name: .customLong("as"), help: ArgumentHelp("Result type: objects (default), ids, dicts or count.", valueName: "type"))
     public var resultType: String?
@@ -83,7 +94,7 @@ public struct FetchShapeOptions: ParsableArguments {
             }
             type = parsed
         }
-        let keyList = try keys.map { text -> [String] in
+        let keyList = try keyList.value ?? keys.map { text -> [String] in
             let list = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard !list.isEmpty else { throw CommandError.usage("--keys takes a comma-separated list of properties") }
             return list

@@ -4,12 +4,21 @@ import Foundation
 /// NOT applies to one comparison or parenthesised predicate, and `(` may open either a
 /// predicate or an expression, so that branch is tried both ways.
 ///
-/// Format specifiers are filled while parsing, in order, from `arguments`: each is written
-/// in the predicate language itself (`'"John"'`, `30`, `{1, 2}`, `CAST(0, "NSDate")`), or
-/// is a key path for `%K`. `$name` takes its value from `variables` when it is bound there.
+/// Format specifiers are filled while parsing, in order, from `arguments` (`PredicateArgument`:
+/// written in the predicate language itself, `'"John"'`, `30`, `{1, 2}`, `CAST(0, "NSDate")`,
+/// or a key path for `%K`; or a typed value). `$name` takes its value from `variables` when
+/// it is bound there.
 public struct PredicateParser {
-    public static func parse(_ format: String, arguments: [String] = [], variables: [String: String] = [:]) throws -> Predicate {
+    public static func parse(_ format: String, arguments: [PredicateArgument] = [], variables: [String: String] = [:]) throws -> Predicate {
         var parser = try Parser(format, arguments: arguments, variables: variables)
+        let predicate = try parser.predicate()
+        try parser.expectEnd()
+        return predicate
+    }
+
+    /// As `parse(_:arguments:variables:)`, each argument written in the predicate language.
+    public static func parse(_ format: String, written arguments: [String], variables: [String: String] = [:]) throws -> Predicate {
+        var parser = try Parser(format, arguments: arguments.map(PredicateArgument.written), variables: variables)
         let predicate = try parser.predicate()
         try parser.expectEnd()
         return predicate
@@ -21,8 +30,7 @@ public struct PredicateParser {
         specifiers(format).count
     }
 
-    /// The format specifiers outside quotes, in order, without their `%` (`@`, `K`, `d`):
-    /// a caller with typed arguments writes each as the literal its specifier takes.
+    /// The format specifiers outside quotes, in order, without their `%` (`@`, `K`, `d`).
     public static func specifiers(_ format: String) -> [String] {
         guard let tokens = try? PredicateLexer(format).tokens() else { return [] }
         return tokens.compactMap { if case .formatSpecifier(let spec) = $0.kind { return spec } else { return nil } }
@@ -52,7 +60,7 @@ public struct PredicateParser {
 private struct Parser {
     let lexer: PredicateLexer
     let tokens: [PredicateToken]
-    let arguments: [String]
+    let arguments: [PredicateArgument]
     let variables: [String: String]
     var index = 0
     var argumentIndex = 0
@@ -66,7 +74,7 @@ private struct Parser {
     var depth = 0
     static let maximumDepth = 256
 
-    init(_ source: String, arguments: [String], variables: [String: String]) throws {
+    init(_ source: String, arguments: [PredicateArgument], variables: [String: String]) throws {
         lexer = PredicateLexer(source)
         tokens = try lexer.tokens()
         self.arguments = arguments
@@ -484,7 +492,7 @@ private struct Parser {
 
     // MARK: Substitutions
 
-    mutating func nextArgument(_ spec: String, at position: Int) throws -> String {
+    mutating func nextArgument(_ spec: String, at position: Int) throws -> PredicateArgument {
         guard argumentIndex < arguments.count else {
             var missing = error("%\(spec) needs an argument: only \(arguments.count) given", at: position)
             missing.missing = .argument
@@ -497,7 +505,10 @@ private struct Parser {
     mutating func keyPathArgument(at position: Int? = nil) throws -> [String] {
         let at = position ?? self.position
         if position == nil { advance() }
-        let text = try nextArgument("K", at: at)
+        let argument = try nextArgument("K", at: at)
+        guard let text = argument.keyPathText else {
+            throw error("argument \(argumentIndex) for %K is not a key path: \(argument.shown)", at: at)
+        }
         let keys = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard !text.isEmpty, !keys.contains(where: \.isEmpty) else {
             throw error("argument \(argumentIndex) for %K is not a key path: '\(text)'", at: at)
@@ -506,8 +517,13 @@ private struct Parser {
     }
 
     mutating func valueArgument(_ spec: String, at position: Int) throws -> PredicateValue {
-        let text = try nextArgument(spec, at: position)
-        let value = try literal(text, what: "argument \(argumentIndex) for %\(spec)", at: position)
+        let argument = try nextArgument(spec, at: position)
+        let text = argument.shown
+        let value: PredicateValue
+        switch argument {
+        case .written(let written): value = try literal(written, what: "argument \(argumentIndex) for %\(spec)", at: position)
+        case .value(let typed): value = typed
+        }
         switch spec {
         case "@": return value
         case "f", "lf", "e", "g":

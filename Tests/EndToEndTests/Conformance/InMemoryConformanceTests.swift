@@ -42,7 +42,7 @@ final class InMemoryConformanceTests: XCTestCase {
             let context = "\(c.id): \(c.predicate) \(arguments)"
             let parsed: ManagedStore.Predicate
             do {
-                parsed = try PredicateParser.parse(c.predicate, arguments: arguments)
+                parsed = try PredicateParser.parse(c.predicate, written: arguments)
             } catch let e as PredicateFormatError {
                 XCTAssertEqual(c.expect, .string("parse-error"), "\(context): \(e)")
                 XCTAssertEqual(e.kind, .syntax, context)

@@ -77,7 +77,7 @@ final class PredicateConformanceTests: XCTestCase {
             if case .object(let o)? = c.object { object = o }
             model.describe(object, as: model.root)
             let arguments = Self.cliArguments(c.predicate, c.args, c.variables)
-            if let parsed = try? PredicateParser.parse(c.predicate, arguments: arguments.enumerated().filter { $0.offset % 2 == 1 && arguments[$0.offset - 1] == "--arg" }.map(\.element),
+            if let parsed = try? PredicateParser.parse(c.predicate, written: arguments.enumerated().filter { $0.offset % 2 == 1 && arguments[$0.offset - 1] == "--arg" }.map(\.element),
                                                        variables: (c.variables ?? [:]).mapValues(\.literal)) {
                 for path in PredicateKeyPaths.of(parsed) { model.require(path) }
             }

@@ -22,7 +22,7 @@ final class PredicateCompilerTests: XCTestCase {
     }
 
     func sql(_ entity: String, _ predicate: String, _ args: [String] = []) throws -> CompiledPredicate {
-        let parsed = try PredicateParser.parse(predicate, arguments: args)
+        let parsed = try PredicateParser.parse(predicate, written: args)
         return try PredicateCompiler.compile(parsed, text: predicate, entity: try Self.store.entity(entity), mapping: Self.store.mapping)
     }
 

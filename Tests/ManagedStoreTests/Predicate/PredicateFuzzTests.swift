@@ -77,7 +77,7 @@ final class PredicateFuzzTests: XCTestCase {
             let arguments = ["\"dave1\"", "30", "{1, 2}"].prefix(generator.next(4)).map { $0 }
             let keyArguments = text.contains("%K") ? ["name"] + arguments : arguments
             do {
-                let predicate = try PredicateParser.parse(text, arguments: keyArguments, variables: ["x": "3"])
+                let predicate = try PredicateParser.parse(text, written: keyArguments, variables: ["x": "3"])
                 let entity = generator.pick(["Person", "Car", "SportsCar", "Tag"])
                 let plan = try FetchPlan(FetchRequest(entityName: entity, predicate: predicate, predicateText: text, resultType: .count), store: store)
                 _ = try store.reader.read { try plan.count($0) }

@@ -3,7 +3,7 @@ import XCTest
 
 final class PredicateParserTests: XCTestCase {
     func parse(_ s: String, _ args: [String] = [], _ vars: [String: String] = [:]) throws -> ManagedStore.Predicate {
-        try PredicateParser.parse(s, arguments: args, variables: vars)
+        try PredicateParser.parse(s, written: args, variables: vars)
     }
 
     func comparison(_ p: ManagedStore.Predicate) -> Comparison? {
@@ -25,6 +25,31 @@ final class PredicateParserTests: XCTestCase {
             XCTFail("\(error)", file: file, line: line)
             return nil
         }
+    }
+
+    /// Typed arguments (an MCP client's JSON) reach the predicate as the values they are:
+    /// text with quotes and backslashes needs no escaping, a string fills %K as a key path,
+    /// and a value of the wrong kind for its specifier is the same error as on the command line.
+    func testTypedArgumentsAreTakenAsTheValuesTheyAre() throws {
+        let text = "a \"quoted\" \\ back'slash"
+        let filled = try PredicateParser.parse("%K == %@ AND age > %d", arguments: [.value(.string("name")), .value(.string(text)), .value(.integer(30))])
+        guard case .and(let terms) = filled, let name = comparison(terms[0]), let age = comparison(terms[1]) else { return XCTFail("\(filled)") }
+        XCTAssertEqual(keys(name.left), ["name"])
+        guard case .constant(.string(let value)) = name.right.kind else { return XCTFail("\(name.right)") }
+        XCTAssertEqual(value, text)
+        guard case .constant(.integer(30)) = age.right.kind else { return XCTFail("\(age.right)") }
+        guard case .comparison(let isNil) = try PredicateParser.parse("nickname == %@", arguments: [.value(.null)]),
+              case .constant(.null) = isNil.right.kind else { return XCTFail() }
+
+        for (format, argument, message) in [("%K == 1", PredicateArgument.value(.integer(3)), "argument 1 for %K is not a key path: 3"),
+                                            ("age > %d", .value(.double(2.5)), "argument 1 for %d must be an integer, not 2.5"),
+                                            ("age > %f", .value(.string("x")), "argument 1 for %f must be a number, not \"x\"")] {
+            XCTAssertThrowsError(try PredicateParser.parse(format, arguments: [argument])) { error in
+                XCTAssertTrue("\(error)".contains(message), "\(format): \(error)")
+            }
+        }
+        // Written arguments are read as the predicate language writes them.
+        XCTAssertEqual(try PredicateParser.parse("name == %@", written: ["\"d\""]), try PredicateParser.parse("name == %@", arguments: [.value(.string("d"))]))
     }
 
     func testAndBindsTighterThanOr() throws {
