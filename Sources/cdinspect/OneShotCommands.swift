@@ -32,9 +32,14 @@ struct OneShot<Command: SessionCommand, Options: StoreOpening>: ParsableCommand 
 }
 
 enum OneShotCommands {
-    /// The session commands that also run as subcommands, in the order the overview lists
-    /// them (`Overview.groups`, the one list of subcommands).
-    static let names = Overview.groups.flatMap(\.commands).filter { !["stores", "mcp"].contains($0) }
+    /// The session commands that also run as subcommands: those whose declaration names an
+    /// overview group, in the order the overview lists them.
+    static let names = OverviewGroup.allCases.flatMap { CommandTable.commands(in: $0).map { $0._commandName } }
+
+    /// The subcommands of the executable alone, which no session runs, with their groups.
+    static let executableOnly: [(command: ParsableCommand.Type, group: OverviewGroup)] = [
+        (StoresSubcommand.self, .find), (MCPSubcommand.self, .serve),
+    ]
 
     /// Each as `OneShot<Command>`, made by `oneShot`: a list of `OneShot<…>` types written
     /// out would be made at start by looking each generic type up by its mangled name, which
@@ -43,7 +48,7 @@ enum OneShotCommands {
 
     /// The subcommand a command line names, made without the rest of the command tree.
     static func subcommand(named name: String) -> ParsableCommand.Type? {
-        oneShot(named: name) ?? [StoresSubcommand.self, MCPSubcommand.self].first { $0._commandName == name }
+        oneShot(named: name) ?? executableOnly.first { $0.command._commandName == name }?.command
     }
 
     private static func oneShot(named name: String) -> ParsableCommand.Type? {
@@ -54,7 +59,7 @@ enum OneShotCommands {
     }
 
     private static func oneShot<Command: SessionCommand>(_: Command.Type) -> ParsableCommand.Type {
-        // doctor's --model is the next model version, not the one to read the store with.
-        Command.self == DoctorCommand.self ? OneShot<Command, StoreLocation>.self : OneShot<Command, StoreOptions>.self
+        // A command's own --model (doctor's next model version) is not the one to read the store with.
+        Command.traits.ownsModelOption ? OneShot<Command, StoreLocation>.self : OneShot<Command, StoreOptions>.self
     }
 }

@@ -7,16 +7,14 @@ import ManagedStore
 /// three ways to run it, and every subcommand in its group with the one-line abstract its
 /// own declaration gives (nothing here repeats a command's words).
 enum Overview {
-    /// The subcommands by group, in the order the overview lists them.
-    static let groups: [(title: String, commands: [String])] = [
-        ("Read", ["info", "entities", "schema", "fetch", "count", "explain", "sql"]),
-        ("Change", ["batch-update", "batch-delete"]),
-        ("History and sync", ["history", "watch", "cloudkit"]),
-        ("Health", ["doctor"]),
-        ("Model", ["model"]),
-        ("Find", ["stores"]),
-        ("Serve", ["mcp"]),
-    ]
+    /// The subcommands by group, in the order the overview lists them: each session command
+    /// in the group its declaration names (`CommandTraits.group`, in `CommandTable`'s order),
+    /// then the subcommands of the executable alone.
+    static let groups: [(title: String, commands: [String])] = OverviewGroup.allCases.map { group in
+        let session = CommandTable.commands(in: group).map { $0._commandName }
+        let own = OneShotCommands.executableOnly.filter { $0.group == group }.map { $0.command._commandName }
+        return (group.rawValue, session + own)
+    }
 
     static var text: String {
         var lines = [

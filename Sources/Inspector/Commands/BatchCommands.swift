@@ -24,6 +24,8 @@ public struct BatchTarget: ParsableArguments {
 }
 
 public struct BatchUpdateCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .change, firstArgumentIsEntity: true)
+
     public static let configuration = CommandConfiguration(
         commandName: "batch-update",
         abstract: "Update every matching row straight in the store (NSBatchUpdateRequest).",
@@ -58,6 +60,8 @@ public struct BatchUpdateCommand: SessionCommand {
 }
 
 public struct BatchDeleteCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .change, firstArgumentIsEntity: true)
+
     public static let configuration = CommandConfiguration(
         commandName: "batch-delete",
         abstract: "Delete every matching row straight in the store (NSBatchDeleteRequest).",

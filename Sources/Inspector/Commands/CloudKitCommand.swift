@@ -3,6 +3,8 @@ import Foundation
 import ManagedStore
 
 public struct CloudKitCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .historyAndSync)
+
     public static let configuration = CommandConfiguration(
         commandName: "cloudkit",
         abstract: "Why didn't it sync? The CloudKit mirroring state of a store NSPersistentCloudKitContainer mirrors.",

@@ -2,6 +2,8 @@ import ArgumentParser
 import ManagedStore
 
 public struct CountCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .read, takesWhereClause: true, firstArgumentIsEntity: true)
+
     public static let configuration = CommandConfiguration(
         commandName: "count",
         abstract: "Count the objects of an entity that match a predicate.",
@@ -23,6 +25,8 @@ public struct CountCommand: SessionCommand {
 }
 
 public struct ExplainCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .read, takesWhereClause: true, firstArgumentIsEntity: true)
+
     public static let configuration = CommandConfiguration(
         commandName: "explain",
         abstract: "Print the SQL a fetch would run, and its bound values, without running it.",

@@ -3,6 +3,8 @@ import Foundation
 import ManagedStore
 
 public struct DoctorCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .health, ownsModelOption: true)
+
     public static let configuration = CommandConfiguration(
         commandName: "doctor",
         abstract: "Where the space goes, what is broken, and whether the rows survive the next model version.",

@@ -2,6 +2,8 @@ import ArgumentParser
 import ManagedStore
 
 public struct EntitiesCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .read)
+
     public static let configuration = CommandConfiguration(
         commandName: "entities",
         abstract: "List the entities with parent, table and row counts.",

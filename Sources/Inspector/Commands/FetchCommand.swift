@@ -2,6 +2,8 @@ import ArgumentParser
 import ManagedStore
 
 public struct FetchCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .read, takesWhereClause: true, firstArgumentIsEntity: true)
+
     public static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Fetch objects of an entity, with an NSPredicate, sort, limit and offset.",

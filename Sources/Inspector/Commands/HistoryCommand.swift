@@ -2,6 +2,8 @@ import ArgumentParser
 import ManagedStore
 
 public struct HistoryCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .historyAndSync)
+
     public static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "List the store's persistent history: who changed what, and when.",

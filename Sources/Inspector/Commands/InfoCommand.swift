@@ -2,6 +2,8 @@ import ArgumentParser
 import ManagedStore
 
 public struct InfoCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .read)
+
     public static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Show the store's metadata: UUID, type, framework version, journal mode, WAL size, model source.")

@@ -3,6 +3,8 @@ import ArgumentParser
 import ManagedStore
 
 public struct ModelCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .model)
+
     public static let configuration = CommandConfiguration(
         commandName: "model",
         abstract: "Print, export or compare the store's model; list the classes its transformables hold.",

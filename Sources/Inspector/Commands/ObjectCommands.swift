@@ -49,6 +49,8 @@ public struct GetCommand: SessionCommand {
 }
 
 public struct InsertCommand: SessionCommand {
+    public static let traits = CommandTraits(firstArgumentIsEntity: true)
+
     public static let configuration = CommandConfiguration(
         commandName: "insert",
         abstract: "Insert an object; prints its temporary ID (it gets a permanent one when saved).",

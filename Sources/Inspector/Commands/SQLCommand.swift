@@ -2,6 +2,8 @@ import ArgumentParser
 import ManagedStore
 
 public struct SQLCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .read)
+
     public static let configuration = CommandConfiguration(
         commandName: "sql",
         abstract: "Run read-only SQL against the store's tables, printed in the session's format.",

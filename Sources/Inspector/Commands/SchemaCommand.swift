@@ -2,6 +2,8 @@ import ArgumentParser
 import ManagedStore
 
 public struct SchemaCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .read, firstArgumentIsEntity: true)
+
     public static let configuration = CommandConfiguration(
         commandName: "schema",
         abstract: "Show an entity's properties (all entities without ENTITY): types, optionality, relationships and their SQL storage.",

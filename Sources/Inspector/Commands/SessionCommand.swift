@@ -6,9 +6,14 @@ import ManagedStore
 /// same way and `help COMMAND` shows the same text as `cdinspect COMMAND --help`.
 public protocol SessionCommand: ParsableCommand {
     func run(in session: Session) throws
+    /// What it is beyond its arguments (`CommandTraits`); a session command with no group
+    /// by default.
+    static var traits: CommandTraits { get }
 }
 
 extension SessionCommand {
+    public static var traits: CommandTraits { CommandTraits() }
+
     public mutating func run() throws {
         throw CommandError.usage("\(Self._commandName) needs an open store")
     }
@@ -60,6 +65,11 @@ public enum CommandTable {
         SQLCommand.self,
         ModelCommand.self,
     ]
+
+    /// The commands of an overview group, in the table's order.
+    public static func commands(in group: OverviewGroup) -> [any SessionCommand.Type] {
+        commands.filter { $0.traits.group == group }
+    }
 
     public static func command(named name: String) -> (any SessionCommand.Type)? {
         commands.first { $0._commandName == name }

@@ -3,6 +3,8 @@ import Foundation
 import ManagedStore
 
 public struct WatchCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .historyAndSync)
+
     public static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Follow the store as other processes commit: each inserted, updated and deleted object, as it happens.",

@@ -15,7 +15,7 @@ public struct Completer {
     public static let builtins = ["help", "quit", "exit", "format", "sqldebug", "timer", "read"]
 
     /// Commands whose first argument is an entity name.
-    static let entityCommands: Set<String> = ["schema", "fetch", "count", "explain", "insert", "batch-update", "batch-delete"]
+    static let entityCommands = Set(CommandTable.commands.filter { $0.traits.firstArgumentIsEntity }.map { $0._commandName })
 
     /// Candidates for `word`, which starts at `wordStart` in `line` (the text before the
     /// cursor). A candidate ending in `.` is a relationship to go on through.
