@@ -17,7 +17,45 @@ public struct FetchOptions: Sendable {
     public init() {}
 }
 
+/// A fetch request prepared in one context: the SQL the store runs for it, built once (its
+/// predicate compiled once, whatever then reads it: the command's warnings, the rows, the
+/// count), and the unsaved objects of the context and its ancestors that match it in memory.
+/// Run it in the context that prepared it, before that context changes.
+public struct PreparedFetch {
+    public let request: FetchRequest
+    /// The statement for the store's rows: the request's, less the objects changed in memory.
+    public let plan: FetchPlan
+    let matches: [ManagedObject]
+    let options: FetchOptions
+
+    /// What compiling the request found worth saying (a to-many key Core Data would refuse…).
+    public var warnings: [String] { plan.warnings }
+}
+
 extension Context {
+    /// Prepares `request`: a count when its result type is `.count`, objects (or their IDs,
+    /// with `options.idsOnly`) otherwise.
+    public func prepareFetch(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> PreparedFetch {
+        let entity = try store.entity(request.entityName)
+        let (pending, matches) = try pendingMatches(request, entity: entity, options: options)
+        var sqlRequest = request
+        if request.resultType == .count {
+            // Unsaved matches are added to the store's count, then the offset and limit apply.
+            sqlRequest.fetchLimit = nil
+            sqlRequest.fetchOffset = nil
+        } else {
+            // Object IDs only select the keys, as managedObjectIDResultType does.
+            sqlRequest.resultType = options.idsOnly ? .ids : .objects
+            sqlRequest = sqlRequest.storeRequest
+            if !matches.isEmpty {
+                sqlRequest.fetchLimit = request.fetchLimit.map { $0 + (request.fetchOffset ?? 0) }
+                sqlRequest.fetchOffset = nil
+            }
+        }
+        sqlRequest.excludedPrimaryKeys = pending.filter { $0.primaryKey > 0 }.map(\.primaryKey)
+        return PreparedFetch(request: request, plan: try FetchPlan(sqlRequest, store: store), matches: matches, options: options)
+    }
+
     /// Runs a fetch request in this context and hands each object to `body` in order, as
     /// SQLite produces the rows, with the values of `keys` at hand. Objects changed in memory
     /// are matched in memory and merged into the stream at their sort position; the store's
@@ -26,21 +64,15 @@ extension Context {
     @discardableResult
     public func fetch(_ request: FetchRequest, keys: [String] = [], options: FetchOptions = FetchOptions(),
                       _ body: (borrowing FetchedObject) throws -> Void) throws -> Int {
-        let entity = try store.entity(request.entityName)
-        let (pending, matches) = try pendingMatches(request, entity: entity, options: options)
-        // Object IDs only select the keys, as managedObjectIDResultType does.
-        var sqlRequest = request
-        sqlRequest.resultType = options.idsOnly ? .ids : .objects
-        sqlRequest = sqlRequest.storeRequest
-        sqlRequest.excludedPrimaryKeys = pending.filter { $0.primaryKey > 0 }.map(\.primaryKey)
-        let inMemory = !matches.isEmpty
-        if inMemory {
-            sqlRequest.fetchLimit = request.fetchLimit.map { $0 + (request.fetchOffset ?? 0) }
-            sqlRequest.fetchOffset = nil
-        }
-        let plan = try FetchPlan(sqlRequest, store: store)
-        let cursor = FetchCursor(context: self, plan: plan, options: options, keys: keys)
-        guard inMemory else {
+        try fetch(try prepareFetch(request, options: options), keys: keys, body)
+    }
+
+    /// Runs a prepared fetch (see `fetch(_:keys:options:_:)`).
+    @discardableResult
+    public func fetch(_ prepared: PreparedFetch, keys: [String] = [], _ body: (borrowing FetchedObject) throws -> Void) throws -> Int {
+        let plan = prepared.plan
+        let cursor = FetchCursor(context: self, plan: plan, options: prepared.options, keys: keys)
+        guard !prepared.matches.isEmpty else {
             // Rows only: the loop captures as little as it can, since whatever it captures
             // is retained and released again on every row.
             var emitted = 0
@@ -55,7 +87,7 @@ extension Context {
             }
             return emitted
         }
-        return try merge(matches, into: plan, cursor: cursor, request: request, body)
+        return try merge(prepared.matches, into: plan, cursor: cursor, request: prepared.request, body)
     }
 
     /// Streams the rows with the unsaved matches placed among them by the request's sort
@@ -103,17 +135,16 @@ extension Context {
 
     /// Counts what `fetch` would return, without registering anything.
     public func count(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> Int {
-        let entity = try store.entity(request.entityName)
-        let (pending, matches) = try pendingMatches(request, entity: entity, options: options)
-        var sqlRequest = request
-        sqlRequest.resultType = .count
-        sqlRequest.excludedPrimaryKeys = pending.filter { $0.primaryKey > 0 }.map(\.primaryKey)
-        sqlRequest.fetchLimit = nil
-        sqlRequest.fetchOffset = nil
-        let plan = try FetchPlan(sqlRequest, store: store)
-        let total = try readStore { try plan.count($0) } + matches.count
-        let afterOffset = max(0, total - (request.fetchOffset ?? 0))
-        return request.fetchLimit.map { min($0, afterOffset) } ?? afterOffset
+        var counting = request
+        counting.resultType = .count
+        return try count(try prepareFetch(counting, options: options))
+    }
+
+    /// Counts a fetch prepared as a count.
+    public func count(_ prepared: PreparedFetch) throws -> Int {
+        let total = try readStore { try prepared.plan.count($0) } + prepared.matches.count
+        let afterOffset = max(0, total - (prepared.request.fetchOffset ?? 0))
+        return prepared.request.fetchLimit.map { min($0, afterOffset) } ?? afterOffset
     }
 
     /// IDs of objects of the entity's table that this context or an ancestor has changed,

@@ -64,6 +64,21 @@ public struct FetchRequest: Sendable {
     /// property of the row, as a managed object holds them, and `propertiesToFetch` only
     /// names the keys handed over; dictionaries and counts select what they name. One rule
     /// for the fetch and for the SQL shown without running it.
+    /// The request with only what names the keys it shows: no predicate, sort, limit or
+    /// excluded keys, for resolving `propertiesToFetch` without compiling the rest again.
+    public var keysOnly: FetchRequest {
+        var request = self
+        request.predicate = nil
+        request.predicateText = ""
+        request.sortDescriptors = []
+        request.fetchLimit = nil
+        request.fetchOffset = nil
+        request.excludedPrimaryKeys = []
+        request.primaryKeys = nil
+        request.batchSize = nil
+        return request
+    }
+
     public var storeRequest: FetchRequest {
         guard resultType == .objects || resultType == .ids else { return self }
         var request = self
