@@ -106,9 +106,10 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Examples/Generator"),
-        // What every test target shares: seeded random numbers.
+        // What every test target shares: seeded random numbers, and the in-process session harness.
         .target(
             name: "TestSupport",
+            dependencies: ["Inspector", "ManagedStore"],
             path: "Tests/TestSupport"),
         .testTarget(
             name: "ManagedStoreTests",

@@ -3,69 +3,12 @@ import ManagedStore
 import StoreCreation
 import XCTest
 
-/// Objects in a context through the built binary: registration and faults, pending changes
-/// in fetches, staleness, value checking, and ordered relationships on a store the test
-/// creates from its own model.
+/// Objects in a context through the built binary: staleness, value checking, and ordered
+/// relationships on a store the test creates from its own model. (Registration and pending
+/// changes in fetches run in process: InspectorTests' `ObjectGraphSemanticsTests`.)
 final class ObjectGraphTests: ExampleStoreTestCase {
     func script(_ lines: String, store: String? = nil) throws -> CLI.Result {
         try CLI.run([store ?? self.store, "--keep-going"], stdin: lines)
-    }
-
-    /// Unchanged objects live as long as the session's last result holds them; changed ones
-    /// until saved; all of them with retains-registered-objects.
-    func testRegisteredObjectsAreHeldWeaklyUnlessRetained() throws {
-        let result = try script("""
-            fetch Person --limit 2 --format csv
-            registered --format csv
-            get Person/p3 --format csv
-            update Person/p2 age=1
-            fetch Car --limit 1 --no-faults --format csv
-            registered --format csv
-            context set retains-registered-objects yes
-            fetch Tag --limit 2 --format csv
-            fetch Car --limit 1 --offset 1 --format csv
-            registered --format csv
-            """)
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let listings = result.stdout.components(separatedBy: "objectID,state\n").dropFirst().map { $0.components(separatedBy: "objectID,")[0] }
-        XCTAssertEqual(listings[0], "\(uri("Person/p1")),fault\n\(uri("Person/p2")),fault\n")
-        XCTAssertEqual(listings[1], "\(uri("Car/p1")),realized\n\(uri("Person/p2")),updated\n",
-                       "the fetched people and the realized p3 are let go; the changed p2 is kept")
-        XCTAssertEqual(listings[2], "\(uri("Car/p1")),realized\n\(uri("Person/p2")),updated\n\(uri("SportsCar/p2")),fault\n"
-                       + "\(uri("Tag/p1")),fault\n\(uri("Tag/p2")),fault\n")
-    }
-
-    /// Unsaved inserts, updates and deletes are matched in memory and merged into the
-    /// store's rows at their sort position; counts agree; --no-pending shows the store.
-    func testFetchesIncludePendingChanges() throws {
-        let result = try script("""
-            insert Person name=dave-new id=11111111-2222-3333-4444-555555555555 age=50
-            update Person/p3 age=99
-            update Person/p5 name=zed
-            delete Person/p2
-            fetch Person --where 'name BEGINSWITH "dave" AND age >= 50' --sort age:desc --sort name --keys name,age --format csv
-            count Person --where 'name BEGINSWITH "dave" AND age >= 50'
-            fetch Person --where 'name BEGINSWITH "dave" AND age >= 50' --sort age:desc --sort name --limit 3 --offset 1 --keys name --format csv
-            count Person --where 'name BEGINSWITH "dave" AND age >= 50' --no-pending
-            count Person
-            count Person --no-pending
-            """)
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let sections = result.stdout.components(separatedBy: "objectID,name").dropFirst().map { section in
-            section.split(separator: "\n").filter { $0.hasPrefix("x-coredata") }.map { $0.split(separator: ",").dropFirst().joined(separator: ",") }
-        }
-        // Check the merge against the store's own answer for the other people.
-        let storeRows = try SQLiteShell.read(store, "SELECT ZNAME || ',' || ZAGE FROM ZPERSON WHERE ZNAME LIKE 'dave%' AND ZAGE >= 50 AND Z_PK NOT IN (2, 3, 5) ORDER BY ZAGE DESC, ZNAME")
-            .split(separator: "\n").map(String.init)
-        var expected = storeRows + ["dave2,99", "dave-new,50"]
-        expected.sort { a, b in
-            let (x, y) = (a.split(separator: ","), b.split(separator: ","))
-            return Int(x[1])! != Int(y[1])! ? Int(x[1])! > Int(y[1])! : x[0].utf8.lexicographicallyPrecedes(y[0].utf8)
-        }
-        XCTAssertEqual(sections[0], expected)
-        XCTAssertEqual(sections[1], expected.dropFirst().prefix(3).map { String($0.split(separator: ",")[0]) })
-        let counts = result.stdout.split(separator: "\n").filter { Int($0) != nil }.map(String.init)
-        XCTAssertEqual(counts, [String(expected.count), try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZNAME LIKE 'dave%' AND ZAGE >= 50"), "50", "50"])
     }
 
     /// A fault fired from a fetched row uses that row until the staleness interval says it is
