@@ -232,11 +232,12 @@ final class CloudKitStatusTests: XCTestCase {
         let (out, err) = (folder.appendingPathComponent("out").path, folder.appendingPathComponent("err").path)
         let child = try ChildProcess([CLI.binary.path, "cloudkit", store, "events", "--follow", "--format", "json", "--timeout", "30", "--limit", "3"],
                                      environment: ProcessInfo.processInfo.environment, files: [1: out, 2: err])
-        Thread.sleep(forTimeInterval: 1)
+        // Each change waits for the line before it: no two fall between the same two looks.
+        XCTAssertTrue(FileWait.until(err, contains: "Ctrl-C stops"), "the follower never said it was ready")
         try SQLiteShell.run(store, "INSERT INTO ANSCKEVENT (Z_PK, ZCLOUDKITEVENTTYPE, ZSTARTEDAT, ZSUCCEEDED) VALUES (20, 2, \(now + 1000), 0)")
-        Thread.sleep(forTimeInterval: 0.4)
+        XCTAssertTrue(FileWait.until(out, lines: 1), "no line for the event that started")
         try SQLiteShell.run(store, "UPDATE ANSCKEVENT SET ZENDEDAT = \(now + 1001), ZERRORDOMAIN = 'CKErrorDomain', ZERRORCODE = 15 WHERE Z_PK = 20")
-        Thread.sleep(forTimeInterval: 0.4)
+        XCTAssertTrue(FileWait.until(out, lines: 2), "no line for the event that ended")
         // The running event 6 ends too; then one that started and ended between two looks.
         try SQLiteShell.run(store, "UPDATE ANSCKEVENT SET ZENDEDAT = \(now + 1002), ZSUCCEEDED = 1 WHERE Z_PK = 6")
         let ending = child.wait()

@@ -62,10 +62,12 @@ final class WatchConcurrencyTests: XCTestCase {
     /// reported.
     func watchedRun(_ store: String, _ folder: URL) throws {
         let output = folder.appendingPathComponent("watch.jsonl").path
+        let said = folder.appendingPathComponent("watch.err").path
         let watcher = try ChildProcess([CLI.binary.path, "watch", store, "Person", "--format", "json", "--timeout", "120"],
-                                       environment: ProcessInfo.processInfo.environment, files: [1: output])
-        Thread.sleep(forTimeInterval: 1)  // the first look: every row read once
-        let watched: Run
+                                       environment: ProcessInfo.processInfo.environment, files: [1: output, 2: said])
+        // The first look has read every row once: what is written from now on is reported.
+        XCTAssertTrue(FileWait.until(said, contains: "Ctrl-C stops"), "the watch never said it was following")
+        var watched: Run
         do {
             watched = try write(store, from: Int64(first))
         } catch {
@@ -73,12 +75,18 @@ final class WatchConcurrencyTests: XCTestCase {
             _ = watcher.wait()
             throw error
         }
-        Thread.sleep(forTimeInterval: 1)
+        // Wait for what happened, not for a time: the last row inserted is reported in the
+        // look that read the last commit; a commit made after that line is out falls in a
+        // later look, so once its event is out, every earlier one is too.
+        XCTAssertTrue(FileWait.until(output, contains: "/Person/p\(first + 2_999)\""), "the watch never reported the last insert")
+        XCTAssertEqual(StoreFile.size(store + "-wal"), 0, "the -wal after the last TRUNCATE")
+        try SQLiteShell.run(store, "UPDATE ZPERSON SET ZAGE = 9999, Z_OPT = Z_OPT + 1 WHERE Z_PK = 1")
+        watched.lastAge = 9_999
+        XCTAssertTrue(FileWait.until(output, contains: "\"age\": {\"new\": 9999}"), "the watch never reported the last change")
         kill(watcher.pid, SIGINT)
         XCTAssertEqual(watcher.wait().status, 0)
 
         XCTAssertEqual(watched.busyCheckpoints, 0, "checkpoints that found a reader in the way")
-        XCTAssertEqual(StoreFile.size(store + "-wal"), 0, "the -wal after the last TRUNCATE")
 
         var inserted: [Int64: Int] = [:]
         var deleted = Set<Int64>()

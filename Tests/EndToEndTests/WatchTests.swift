@@ -8,7 +8,8 @@ final class WatchTests: XCTestCase {
         let folder = try Fixtures.temporaryDirectory(self)
         let store = try Fixtures.exampleStore(in: folder, history: true).path
         let watcher = try RunningChild([CLI.binary.path, "watch", store, "Person", "--format", "json", "--limit", "5", "--timeout", "60"])
-        Thread.sleep(forTimeInterval: 1.5)  // its first snapshot
+        // Its first look has read every row: a commit from now on is reported.
+        watcher.errors.expect(Self.ready, timeout: 60)
 
         // Each commit waits for its event (one line) before the next is made, so that no two
         // commits fall between the same two looks, however loaded the machine is.
@@ -55,10 +56,11 @@ final class WatchTests: XCTestCase {
     /// two changes fall between the same two looks on a loaded machine.
     func watch(_ store: String, _ arguments: [String], changes: [(events: Int, change: () throws -> Void)]) throws -> (status: Int32, events: [[String: Any]], stderr: String) {
         let child = try RunningChild([CLI.binary.path, "watch", store, "--format", "json", "--timeout", "60"] + arguments)
-        Thread.sleep(forTimeInterval: 1)
+        child.errors.expect(Self.ready, timeout: 60)
         for (events, change) in changes {
             try change()
             for _ in 0..<max(events, 0) { child.output.expect("\n", timeout: 30) }
+            // A change that must print nothing has no event to wait for: a few looks' time.
             if events == 0 { Thread.sleep(forTimeInterval: 0.4) }
         }
         let status: Int32
@@ -69,8 +71,13 @@ final class WatchTests: XCTestCase {
             status = child.wait()
         }
         let events = try child.output.text.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
-        return (status, events, child.errors.text)
+        // What it said on stderr besides that it was ready.
+        let said = child.errors.text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.contains(Self.ready) }
+        return (status, events, said.joined(separator: "\n"))
     }
+
+    /// What a watch says on stderr once it follows the store.
+    static let ready = "as other processes commit; Ctrl-C stops"
 
     func short(_ event: [String: Any]) -> String {
         let id = (event["objectID"] as? String ?? "").split(separator: "/").suffix(2).joined(separator: "/")

@@ -174,7 +174,8 @@ public struct CloudKitCommand: SessionCommand {
         let follower = CloudKitEventFollower(mirroring)
         var seen = 0
         do {
-            try follower.run(until: timeout.map { Date(timeIntervalSinceNow: $0) }) { change in
+            try follower.run(until: timeout.map { Date(timeIntervalSinceNow: $0) },
+                             ready: { session.note("following the CloudKit events of \(mirroring.store.path); Ctrl-C stops") }) { change in
                 CloudKitReport.write(change, format: format, sink: session.output)
                 session.output.flush()
                 seen += 1

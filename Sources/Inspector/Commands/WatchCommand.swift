@@ -45,7 +45,9 @@ public struct WatchCommand: SessionCommand {
         let printer = WatchPrinter(format: session.format(output.format), sink: session.output)
         var seen = 0
         do {
-            try watcher.run(until: timeout.map { Date(timeIntervalSinceNow: $0) }) { event in
+            let what = entity.map { "\($0.name) in \(store.path)" } ?? store.path
+            try watcher.run(until: timeout.map { Date(timeIntervalSinceNow: $0) },
+                            ready: { session.note("watching \(what) as other processes commit; Ctrl-C stops") }) { event in
                 printer.print(event)
                 seen += 1
                 return limit.map { seen < $0 } ?? true

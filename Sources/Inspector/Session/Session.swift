@@ -8,8 +8,11 @@ public final class Session {
     public let store: PersistentStore
     public var format: OutputFormat
     public let output: OutputSink
-    /// Warnings and notes for stderr (`cdinspect: warning: …`).
+    /// Warnings for stderr (`cdinspect: warning: …`).
     public let warn: (String) -> Void
+    /// What a long-running command says about itself on stderr (`cdinspect: …`): that a
+    /// watch is now following the store. Not a warning, and never on standard output.
+    public let note: (String) -> Void
     /// A one-shot subcommand (or a tool call) is a session of one command. It runs the
     /// same code as in a session, but nothing after it can see the objects a fetch returns
     /// or the IDs a batch request changed, so it keeps neither.
@@ -19,16 +22,23 @@ public final class Session {
     public var lastBatch: BatchResult?
 
     public init(store: PersistentStore, format: OutputFormat = .table, output: OutputSink,
-                warn: @escaping (String) -> Void, runsOneCommand: Bool = false) {
+                warn: @escaping (String) -> Void, note: @escaping (String) -> Void = Session.standardErrorNote,
+                runsOneCommand: Bool = false) {
         self.store = store
         self.format = format
         self.output = output
         self.warn = warn
+        self.note = note
         self.runsOneCommand = runsOneCommand
         // Said once, when the store is opened, whichever front end opened it.
         for warning in store.warnings {
             if case .unreadableModelCache = warning { warn("\(warning) (give --model to use the app's model)") } else { warn("\(warning)") }
         }
+    }
+
+    /// Notes as the command line says them: on stderr, after the program's name.
+    public static func standardErrorNote(_ text: String) {
+        FileHandle.standardError.write(Data("cdinspect: \(text)\n".utf8))
     }
 
     /// The named contexts, made when a command first needs one.

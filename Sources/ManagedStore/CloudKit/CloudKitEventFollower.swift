@@ -18,7 +18,9 @@ public final class CloudKitEventFollower {
 
     /// Reports changes until `body` returns false, the deadline passes, or Ctrl-C. Events
     /// that were there when it began are not reported, except when one of them ends.
-    public func run(until deadline: Date?, _ body: (Change) throws -> Bool) throws {
+    /// `ready` is called once the events already there are known: what changes after it is
+    /// reported.
+    public func run(until deadline: Date?, ready: () -> Void = {}, _ body: (Change) throws -> Bool) throws {
         let store = mirroring.store
         let identity = StoreFile.identity(store.path)
         var signal = ChangeSignal.read(store.file)
@@ -29,6 +31,7 @@ public final class CloudKitEventFollower {
             newest = events.map(\.number).max() ?? 0
             running = events.filter { $0.ended == nil }.map(\.number)
         }
+        ready()
         while true {
             try Cancellation.check()
             if let deadline, Date() >= deadline { return }

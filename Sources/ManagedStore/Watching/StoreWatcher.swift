@@ -48,7 +48,9 @@ public final class StoreWatcher {
 
     /// Reports changes until `body` returns false, the deadline passes, or Ctrl-C. Throws
     /// `StoreError.replaced` when the file at the store's path is deleted or replaced.
-    public func run(until deadline: Date?, _ body: (WatchEvent) throws -> Bool) throws {
+    /// `ready` is called once the first look has read every watched row: a change committed
+    /// after it is reported.
+    public func run(until deadline: Date?, ready: () -> Void = {}, _ body: (WatchEvent) throws -> Bool) throws {
         let history = try? PersistentHistory(store: store)
         let identity = StoreFile.identity(store.path)
         var signal = ChangeSignal.read(store.file)
@@ -59,6 +61,7 @@ public final class StoreWatcher {
             for table in tables { table.summary = try summary(of: table, db) { _, _, _ in } }
             lastToken = try history?.summary(db).lastToken ?? 0
         }
+        ready()
         while true {
             try Cancellation.check()
             if let deadline, Date() >= deadline { return }
