@@ -245,8 +245,8 @@ struct ToolCall {
 /// budget, each kept twice: as the JSON text the command line prints, and as the MCP value of
 /// the structured content. The budget counts both as the reply line carries them (the text
 /// escaped inside a JSON string; the value, compact, at most the text's bytes). History's
-/// changes come one a row with their transaction's columns, and are nested back into their
-/// transactions here, as the command line's JSON nests them.
+/// changes come one record each, with their transaction nested in it, and are gathered back
+/// into their transactions here, as the command line's JSON nests them.
 final class PageCollector: RowReceiver {
     let rows: Int
     let budget: Int
@@ -277,10 +277,14 @@ final class PageCollector: RowReceiver {
         var text = record.jsonText
         var change: OutputValue?
         var header: [(String, OutputValue)] = []
-        if nestsChanges, case .object(let pairs) = record {
-            header = Array(pairs.prefix(6))
-            change = .object(Array(pairs.dropFirst(6)))
-            text = change?.jsonText ?? text
+        if nestsChanges, case .object(let pairs) = record,
+           case .object(let transaction)? = pairs.first(where: { $0.0 == "transaction" })?.1,
+           let changed = pairs.first(where: { $0.0 == "change" })?.1 {
+            // History's change records: {"transaction": {…}, "change": {…}}, nested back into
+            // their transactions as the command line's JSON nests them.
+            header = transaction
+            change = changed
+            text = changed.jsonText
             if transactions.last?.token != header.first?.1 { size += Self.cost(OutputValue.object(header).jsonText) + 32 }
         }
         guard size + Self.cost(text) <= budget else {

@@ -138,6 +138,11 @@ final class MCPServerTests: XCTestCase {
         XCTAssertEqual(transactions.first?["author"] as? String, "cdinspect")
         let changes = try XCTUnwrap(try server.json("history", ["changes": true, "type": "update"]) as? [String: Any])
         XCTAssertEqual(changes["truncated"] as? Bool, false)
+        // Each transaction with its changes nested, as the command line's JSON nests them.
+        let printed = try CLI.run(["history", store, "--changes", "--type", "update", "--format", "json"])
+        let nested = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(printed.stdout.utf8)) as? [[String: Any]], printed.stderr)
+        XCTAssertFalse(((nested.first?["changes"] as? [Any]) ?? []).isEmpty)
+        XCTAssertEqual(changes["transactions"] as? NSArray, nested as NSArray)
 
         // Errors are tool errors with the command line's own line.
         let unknown = try server.call("count", ["entity": "Persn"])

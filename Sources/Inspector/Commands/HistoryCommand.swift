@@ -143,13 +143,15 @@ public struct HistoryCommand: SessionCommand {
                     writer.row(HistoryRows.values(t) + [.integer(Int64(t.inserts)), .integer(Int64(t.updates)), .integer(Int64(t.deletes))])
                 }
                 writer.finish()
-            } else if session.output.rowReceiver != nil {
-                // Each change with its transaction's columns: the receiver nests them.
-                let writer = RowWriter(columns: HistoryRows.transactionColumns + ["type", "entity", "objectID", "updated", "tombstone"],
-                                       format: format, sink: session.output)
+            } else if let receiver = session.output.rowReceiver {
+                // A receiver that takes values (the MCP server's pages) gets each change as one
+                // record, its transaction nested in it: {"transaction": {…}, "change": {…}}.
                 try history.changes(query, db) { transaction, change in
-                    guard writer.wantsMore else { throw HistoryListing.enough }
-                    writer.row(HistoryRows.values(transaction) + HistoryRows.change(change, store: session.store).map(\.1))
+                    let record = OutputValue.object([
+                        ("transaction", .object(Array(zip(HistoryRows.transactionColumns, HistoryRows.values(transaction))))),
+                        ("change", .object(HistoryRows.change(change, store: session.store))),
+                    ])
+                    guard receiver.receive(record) else { throw HistoryListing.enough }
                 }
             } else if format == .json {
                 let writer = NestedChangeWriter(sink: session.output, store: session.store)
