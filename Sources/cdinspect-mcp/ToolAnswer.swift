@@ -274,6 +274,8 @@ final class PageCollector: RowReceiver {
             more = true
             return false
         }
+        // Decoded once here: the text and the structured value are both made from it.
+        let record = record.archivesDecoded
         var text = record.jsonText
         var change: OutputValue?
         var header: [(String, OutputValue)] = []

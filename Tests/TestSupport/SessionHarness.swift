@@ -34,8 +34,6 @@ public final class SessionHarness {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    public var storePath: String { session.store.path }
-
     /// The session's output format, as the `format` command sets it.
     public var format: OutputFormat {
         get { session.format }
@@ -43,31 +41,12 @@ public final class SessionHarness {
     }
 
     /// Runs `line` and returns what it printed; a failing command throws its error, as a
-    /// script stops on it.
+    /// script stops on it. (The session flushes its output after every command.)
     @discardableResult
     public func run(_ line: String) throws -> String {
-        sink.flush()
         let before = sink.collected.count
-        defer { sink.flush() }
-        do {
-            try interpreter.execute(line: line)
-        } catch {
-            sink.flush()
-            throw error
-        }
-        sink.flush()
+        try interpreter.execute(line: line)
         return String(decoding: sink.collected[before...], as: UTF8.self)
-    }
-
-    /// The error line a failing command gives (as the command line prints it, without the
-    /// `cdinspect: error:` label), or nil when it succeeds.
-    public func failure(_ line: String) -> String? {
-        do {
-            try run(line)
-            return nil
-        } catch {
-            return ExitStatus.message(for: error)
-        }
     }
 
     /// Warnings said since the session opened, oldest first.

@@ -40,20 +40,19 @@ public struct FetchCommand: SessionCommand {
         // Dictionaries read the store alone, with the plan of the request as it is; objects
         // and IDs run the context's prepared fetch, whose plan holds the predicate, and the
         // keys to show come from a plan of the keys alone (no predicate compiled twice).
-        var dictionaries: FetchPlan?
-        var prepared: PreparedFetch?
+        let source: Source
         var shownProperties: [FetchPlan.Property] = []
-        var options = inContext.options
-        options.idsOnly = request.resultType == .ids
         if request.resultType == .dicts {
             let plan = try FetchPlan(request, store: session.store)
             plan.warnings.forEach(session.warn)
-            dictionaries = plan
+            source = .dictionaries(plan)
             shownProperties = plan.properties
         } else {
-            let fetch = try c.prepareFetch(request, options: options)
-            fetch.warnings.forEach(session.warn)
-            prepared = fetch
+            var options = inContext.options
+            options.idsOnly = request.resultType == .ids
+            let prepared = try c.prepareFetch(request, options: options)
+            prepared.warnings.forEach(session.warn)
+            source = .objects(prepared)
             if request.resultType != .ids {
                 let keysOnly = try FetchPlan(request.keysOnly, store: session.store)
                 keysOnly.warnings.forEach(session.warn)
@@ -66,13 +65,14 @@ public struct FetchCommand: SessionCommand {
         let writer = RowWriter(columns: columns, format: format, sink: session.output, nested: composites)
         // Read once: a property wrapper's getter per value costs a metadata lookup per row.
         var shown = ShownValues(rawArchives: raw)
-        if let plan = dictionaries {
+        switch source {
+        case .dictionaries(let plan):
             try c.fetchDictionaries(plan) { row in
                 writer.beginRow()
                 for value in row.values { writer.add(shown.value(value)) }
                 writer.endRow()
             }
-        } else if let prepared {
+        case .objects(let prepared):
             // What a later command may see: the objects of the last result, as an app
             // holds the array a fetch returns. A run of one command has no later command.
             // Asked only while it holds more: past its limit, a row costs nothing here.
@@ -91,13 +91,18 @@ public struct FetchCommand: SessionCommand {
         writer.finish()
     }
 
+    /// Where a fetch's rows come from.
+    private enum Source {
+        case dictionaries(FetchPlan)
+        case objects(PreparedFetch)
+    }
+
     static func printCount(_ request: FetchRequest, in session: Session, format: OutputFormat,
                            options: ContextFetchOptions) throws {
         try options.checkUsable(in: session)
         let context = try options.context.resolve(in: session)
-        var counting = request
-        counting.resultType = .count
-        let prepared = try context.prepareFetch(counting, options: options.options)
+        // `request` is a count (count, or fetch --as count).
+        let prepared = try context.prepareFetch(request, options: options.options)
         prepared.warnings.forEach(session.warn)
         let n = try context.count(prepared)
         session.output.line(format == .json ? "{\"count\": \(n)}" : String(n))

@@ -25,7 +25,6 @@ public struct PredicateOptions: ParsableArguments {
     public func predicate(warn: (String) -> Void) throws -> ManagedStore.Predicate? {
         guard let text = `where` else {
             if !arg.isEmpty { throw CommandError.usage("--arg fills a predicate's %@; give the predicate with --where") }
-            if typedArguments.value?.isEmpty == false { throw CommandError.usage("arguments fill a predicate's %@; give the predicate") }
             return nil
         }
         var variables: [String: String] = [:]

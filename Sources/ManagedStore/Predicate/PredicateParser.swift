@@ -18,10 +18,7 @@ public struct PredicateParser {
 
     /// As `parse(_:arguments:variables:)`, each argument written in the predicate language.
     public static func parse(_ format: String, written arguments: [String], variables: [String: String] = [:]) throws -> Predicate {
-        var parser = try Parser(format, arguments: arguments.map(PredicateArgument.written), variables: variables)
-        let predicate = try parser.predicate()
-        try parser.expectEnd()
-        return predicate
+        try parse(format, arguments: arguments.map(PredicateArgument.written), variables: variables)
     }
 
     /// How many format specifiers (`%@`, `%K`, …) the string has outside quotes. Extra
