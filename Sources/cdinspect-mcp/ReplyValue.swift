@@ -52,3 +52,19 @@ enum ReplyBytes {
     /// The bytes `text` takes inside the reply line.
     static func inReply(_ text: String) -> Int { text.utf8.count + escapedExtra(text) }
 }
+
+extension OutputValue {
+    /// A tool call's JSON argument as the command layer holds JSON values.
+    init(_ value: Value) {
+        switch value {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .int(let i): self = .integer(Int64(i))
+        case .double(let d): self = .real(d)
+        case .string(let s): self = .string(s)
+        case .data(_, let bytes): self = .data(Array(bytes))
+        case .array(let items): self = .array(items.map(OutputValue.init))
+        case .object(let pairs): self = .object(pairs.sorted { $0.key < $1.key }.map { ($0.key, OutputValue($0.value)) })
+        }
+    }
+}

@@ -17,10 +17,14 @@ struct ToolAnswer {
         guard let definition = MCPTools.definition(name) else { throw CommandError.usage("no tool '\(name)'") }
         var call = ToolCall(name: name, store: store, timeLimit: timeLimit)
         guard let key = definition.rowsKey else {
+            // The answer comes as values (a record, a report, rows); only what a command
+            // prints as plain text (a model's XML) comes from the sink.
             let sink = OutputSink(collectingWithWidth: nil, byteLimit: MCPTools.byteCap)
+            let answer = AnswerCollector(bytes: MCPTools.byteCap)
+            sink.resultReceiver = answer
             try call.run(try call.command(arguments), into: sink)
-            let text = String(decoding: sink.collected, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !sink.overflowed, ReplyBytes.inReply(text) <= MCPTools.byteCap - MCPTools.envelope else {
+            let text = (answer.text ?? String(decoding: sink.collected, as: UTF8.self)).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !sink.overflowed, !answer.overflowed, ReplyBytes.inReply(text) <= MCPTools.byteCap - MCPTools.envelope else {
                 throw CommandError.failed("the answer is larger than \(MCPTools.byteCap >> 20) MiB; ask for less (one entity, a predicate)")
             }
             // What the store's opening found (a damaged -wal, a model from the schema) is
@@ -46,128 +50,13 @@ struct ToolCall {
         self.timeLimit = timeLimit
     }
 
-    /// The session command for the tool's arguments (paging aside).
+    /// The session command for the tool's arguments (paging aside), made by the command's
+    /// own tool declaration.
     mutating func command(_ a: [String: Value]) throws -> SessionCommand {
-        func text(_ key: String) -> String? { a[key]?.stringValue }
-        /// A list given as a JSON array or as comma-separated text.
-        func items(_ key: String) -> [String] {
-            guard let value = a[key] else { return [] }
-            let items = value.arrayValue?.compactMap(\.stringValue)
-                ?? (value.stringValue ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            return items.filter { !$0.isEmpty }
-        }
-        let entity = text("entity") ?? ""
-        switch name {
-        case "info": return try InfoCommand.parse([])
-        case "entities": return try EntitiesCommand.parse([])
-        case "schema":
-            var command = try SchemaCommand.parse([])
-            command.entity = text("entity")
-            return command
-        case "count":
-            var command = try CountCommand.parse(["-"])
-            command.entity = entity
-            command.predicate = try predicate(a)
-            return command
-        case "explain":
-            var command = try ExplainCommand.parse(["-"])
-            command.entity = entity
-            command.predicate = try predicate(a)
-            command.shape.sort = items("sort")
-            return command
-        case "fetch":
-            var command = try FetchCommand.parse(["-"])
-            command.entity = entity
-            command.predicate = try predicate(a)
-            command.shape.sort = items("sort")
-            if !items("keys").isEmpty { command.shape.keyList.value = items("keys") }
-            return command
-        case "cloudkit":
-            var command = try CloudKitCommand.parse([])
-            command.view = text("view") ?? "status"
-            command.target = text("object") ?? text("entity")
-            command.predicate = try predicate(a)
-            return command
-        case "history":
-            var command = try HistoryCommand.parse([])
-            command.changes = a["changes"]?.boolValue == true
-            command.after = text("after")
-            command.since = text("since")
-            command.until = text("until")
-            command.author = text("author")
-            command.contextName = text("contextName")
-            command.entity = text("entity")
-            command.object = text("object")
-            if let type = text("type") {
-                guard let parsed = HistoryChangeType(name: type) else { throw CommandError.usage("history: 'type' takes insert, update or delete") }
-                command.type = parsed
-            }
-            return command
-        case "doctor":
-            var command = try DoctorCommand.parse([])
-            command.model = text("model")
-            command.full = a["full"]?.boolValue == true
-            return command
-        case "model":
-            var command = try ModelCommand.parse([])
-            let view = text("view") ?? "xml"
-            // export writes files: not a tool of a read-only server.
-            guard ["xml", "hashes", "diff", "classes"].contains(view) else {
-                throw CommandError.usage("model: 'view' takes xml, hashes, diff or classes, not '\(view)'")
-            }
-            command.view = view
-            command.target = view == "diff" ? text("other") : view == "classes" ? text("entity") : nil
-            if view == "diff", command.target == nil { throw CommandError.usage("model: view diff needs 'other', the new model or another store") }
-            return command
-        case "sql":
-            var command = try SQLCommand.parse([])
-            command.query = [text("query") ?? ""]
-            command.bind = (a["arguments"]?.arrayValue ?? []).map(Self.binding)
-            command.timeout = timeLimit
-            return command
-        default:
-            throw CommandError.usage("no tool '\(name)'")
-        }
-    }
-
-    /// The predicate and its typed arguments, handed to the parser as the values they are.
-    private mutating func predicate(_ a: [String: Value]) throws -> PredicateOptions {
-        var options = try PredicateOptions.parse([])
-        options.where = a["predicate"]?.stringValue
-        guard let values = a["arguments"]?.arrayValue else { return options }
-        guard let format = options.where else { throw CommandError.usage("\(name): 'arguments' fill the predicate's %@; give 'predicate'") }
-        let specifiers = PredicateParser.specifierCount(format)
-        if values.count > specifiers {
-            let extra = values.count - specifiers
-            warnings.append("\(extra) of 'arguments' \(extra == 1 ? "is" : "are") not used: the predicate has \(specifiers) format specifier\(specifiers == 1 ? "" : "s") outside quotes")
-        }
-        options.typedArguments.value = values.map { .value(Self.predicateValue($0)) }
-        return options
-    }
-
-    /// A JSON value as the predicate's value: text, numbers, booleans and null as they are
-    /// (a string fills %K as a key path).
-    static func predicateValue(_ value: Value) -> PredicateValue {
-        switch value {
-        case .string(let s): return .string(s)
-        case .int(let i): return .integer(Int64(i))
-        case .double(let d): return .double(d)
-        case .bool(let b): return .bool(b)
-        default: return .null
-        }
-    }
-
-    /// A JSON value as `--bind` takes it for SQL's ?: text between quotes (only the outer
-    /// pair is taken off, so nothing inside needs escaping), numbers as they are, a boolean
-    /// as 1 or 0 (SQLite has no other), null as NULL.
-    static func binding(_ value: Value) -> String {
-        switch value {
-        case .string(let s): return "\"" + s + "\""
-        case .int(let i): return String(i)
-        case .double(let d): return String(d)
-        case .bool(let b): return b ? "1" : "0"
-        default: return "NULL"
-        }
+        guard let definition = MCPTools.definition(name) else { throw CommandError.usage("no tool '\(name)'") }
+        let arguments = ToolArguments(tool: name, values: a.mapValues(OutputValue.init), timeLimit: timeLimit)
+        defer { warnings += arguments.warnings }
+        return try definition.declaration.command(arguments)
     }
 
     /// Runs the command in JSON into `sink`, keeping the warnings it gives.
@@ -186,7 +75,7 @@ struct ToolCall {
 
     /// One page of a tool with rows: `{"KEY": […], "truncated": …, "nextCursor": …}`, at most
     /// `MCPTools.cap` rows and `MCPTools.byteCap` bytes, from where the cursor says. The rows
-    /// come from the command as values (`RowReceiver`), one more than the page holds to tell
+    /// come from the command as values (`ResultReceiver`), one more than the page holds to tell
     /// whether there are more.
     mutating func page(_ given: [String: Value], key: String) throws -> ToolAnswer {
         var arguments = given
@@ -201,17 +90,9 @@ struct ToolCall {
         }
         let rows = min(remaining ?? MCPTools.cap, MCPTools.cap)
         var command = try self.command(arguments)
-        switch command {
-        case var fetch as FetchCommand:
-            (fetch.shape.offset, fetch.shape.limit) = (offset, rows + 1)
-            command = fetch
-        case var sql as SQLCommand:
-            (sql.offset, sql.limit) = (offset, rows + 1)
-            command = sql
-        case var history as HistoryCommand:
-            (history.offset, history.limit) = (offset, rows + 1)
-            command = history
-        default: break
+        if var paged = command as? any PagedCommand {
+            paged.page(offset: offset, limit: rows + 1)
+            command = paged
         }
         // Room for the rest of the reply, the cursor (it carries the arguments, in the text
         // and in the structured content) included.
@@ -219,7 +100,7 @@ struct ToolCall {
         let collector = PageCollector(rows: rows, bytes: MCPTools.byteCap - MCPTools.envelope - 2 * (cursorBytes * 4 / 3 + 64),
                                       nestsChanges: name == "history" && arguments["changes"]?.boolValue == true)
         let sink = OutputSink(collectingWithWidth: nil, byteLimit: 1 << 16)
-        sink.rowReceiver = collector
+        sink.resultReceiver = collector
         try run(command, into: sink)
         var more = collector.more
         var returned = collector.count
@@ -247,7 +128,7 @@ struct ToolCall {
 /// escaped inside a JSON string; the value, compact, at most the text's bytes). History's
 /// changes come one record each, with their transaction nested in it, and are gathered back
 /// into their transactions here, as the command line's JSON nests them.
-final class PageCollector: RowReceiver {
+final class PageCollector: ResultReceiver {
     let rows: Int
     let budget: Int
     let nestsChanges: Bool
@@ -267,6 +148,11 @@ final class PageCollector: RowReceiver {
         self.rows = rows
         budget = bytes
         self.nestsChanges = nestsChanges
+    }
+
+    /// A paged tool's command gives rows; a whole answer, were one to come, is a row too.
+    func receive(answer: OutputValue) {
+        _ = receive(answer)
     }
 
     func receive(_ record: OutputValue) -> Bool {
@@ -319,5 +205,39 @@ final class PageCollector: RowReceiver {
             ? transactions.map { OutputValue.object($0.columns + [("changes", .array($0.changes))]).jsonText }
             : elements
         return items.isEmpty ? "[]" : "[\n  " + items.joined(separator: ",\n  ") + "\n]"
+    }
+}
+
+/// The answer of a tool without pages: one whole value, or rows (made into the list the
+/// command line's JSON prints), kept within the reply's byte cap.
+final class AnswerCollector: ResultReceiver {
+    let budget: Int
+    private(set) var overflowed = false
+    private var answer: OutputValue?
+    private var rows: [OutputValue] = []
+    private var size = 0
+
+    init(bytes: Int) {
+        budget = bytes
+    }
+
+    func receive(_ record: OutputValue) -> Bool {
+        size += record.jsonText.utf8.count + 4
+        guard size <= budget else {
+            overflowed = true
+            return false
+        }
+        rows.append(record)
+        return true
+    }
+
+    func receive(answer: OutputValue) {
+        self.answer = answer
+    }
+
+    /// The answer as the command line's JSON prints it; nil when the command gave none.
+    var text: String? {
+        if let answer { return answer.documentText }
+        return rows.isEmpty ? nil : OutputValue.array(rows).documentText
     }
 }

@@ -41,8 +41,8 @@ struct StoresSubcommand: ParsableCommand {
             }
             if let app { stores = stores.filter { $0.belongs(to: app) } }
             let sink = Terminal.standardOutput()
-            let writer = RowWriter(columns: ["app", "device", "runtime", "path", "size", "modified", "entities", "journalMode", "history", "cloudKit"],
-                                   format: output.format ?? .table, sink: sink)
+            let writer = Results(format: output.format ?? .table, sink: sink)
+                .rows(["app", "device", "runtime", "path", "size", "modified", "entities", "journalMode", "history", "cloudKit"])
             for s in stores {
                 writer.row([s.bundleID.map(OutputValue.string) ?? .null, s.deviceName.map(OutputValue.string) ?? .null,
                             s.runtime.map(OutputValue.string) ?? .null, .string(s.path), .integer(s.size),

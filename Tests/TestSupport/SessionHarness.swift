@@ -49,6 +49,15 @@ public final class SessionHarness {
         return String(decoding: sink.collected[before...], as: UTF8.self)
     }
 
+    /// Runs `line` and returns its answer as values (a `ResultCollector`), not text.
+    public func collect(_ line: String) throws -> ResultCollector {
+        let collector = ResultCollector()
+        sink.resultReceiver = collector
+        defer { sink.resultReceiver = nil }
+        try interpreter.execute(line: line)
+        return collector
+    }
+
     /// Warnings said since the session opened, oldest first.
     public var warned: [String] { warnings.lines }
 

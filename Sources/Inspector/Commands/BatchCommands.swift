@@ -19,7 +19,7 @@ public struct BatchTarget: ParsableArguments {
     /// changed IDs are kept for 'merge', whatever is printed.
     func run(in session: Session, _ execute: (Coordinator, ManagedStore.Predicate?, _ collectingIDs: Bool) throws -> BatchResult) throws {
         let done = try execute(session.contexts.coordinator, try predicate.predicate(warn: session.warn), !session.runsOneCommand)
-        BatchOutput.print(done, type: result, in: session, format: output.format)
+        BatchOutput.print(done, type: result, in: session, results: session.results(output))
     }
 }
 
@@ -86,17 +86,14 @@ public struct BatchDeleteCommand: SessionCommand {
 
 /// How batch-update and batch-delete print their result, and remember it for `merge`.
 enum BatchOutput {
-    static func print(_ result: BatchResult, type: BatchResultType, in session: Session, format override: OutputFormat?) {
+    static func print(_ result: BatchResult, type: BatchResultType, in session: Session, results: Results) {
         result.warnings.forEach(session.warn)
         if !session.runsOneCommand { session.lastBatch = result }
-        let format = session.format(override)
         switch type {
-        case .status:
-            session.output.line(format == .json ? "{\"status\": true}" : "true")
-        case .count:
-            session.output.line(format == .json ? "{\"count\": \(result.count)}" : String(result.count))
+        case .status: results.scalar("status", .bool(true), text: "true")
+        case .count: results.scalar("count", .integer(Int64(result.count)))
         case .ids:
-            let writer = RowWriter(columns: ["objectID"], format: format, sink: session.output)
+            let writer = results.rows(["objectID"])
             for id in result.objectIDs(result.changed) + result.objectIDs(result.deleted) { writer.row([.objectID(id.uri)]) }
             writer.finish()
         }

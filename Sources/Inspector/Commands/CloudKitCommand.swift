@@ -3,7 +3,7 @@ import Foundation
 import ManagedStore
 
 public struct CloudKitCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .historyAndSync)
+    public static let traits = CommandTraits(group: .historyAndSync, tool: tool)
 
     public static let configuration = CommandConfiguration(
         commandName: "cloudkit",
@@ -70,24 +70,24 @@ public struct CloudKitCommand: SessionCommand {
         if view == "check" { return try check(session) }
         let store = session.store
         let mirroring = try CloudKitMirroring(store: store)
-        let format = session.format(output.format)
+        let results = session.results(output)
         switch view {
         case "why":
             guard let target else { throw CommandError.usage("cloudkit why needs an object: cloudkit why Entity/pN") }
             let (entity, key) = try HistoryQuery.object(parsing: target, store: store)
             let story = try store.read { try CloudKitObjectStory(mirroring, entity: entity, primaryKey: key, $0) }
-            CloudKitReport.write(story, store: store, format: format, sink: session.output)
+            results.report(CloudKitReport.report(story, store: store))
         case "events" where follow:
-            try followEvents(mirroring, format: format, session: session)
-        case "zones": try zones(mirroring, format: format, session: session)
-        case "objects": try objects(mirroring, format: format, session: session)
-        case "events": try events(mirroring, format: format, session: session)
-        case "entities": try entities(mirroring, format: format, session: session)
-        case "metadata": try metadata(mirroring, format: format, session: session)
-        case "relationships": try relationships(mirroring, format: format, session: session)
+            try followEvents(mirroring, results: results, session: session)
+        case "zones": try zones(mirroring, results: results, session: session)
+        case "objects": try objects(mirroring, results: results, session: session)
+        case "events": try events(mirroring, results: results, session: session)
+        case "entities": try entities(mirroring, results: results, session: session)
+        case "metadata": try metadata(mirroring, results: results, session: session)
+        case "relationships": try relationships(mirroring, results: results, session: session)
         default:
             let status = try store.read { try CloudKitStatus(mirroring, $0) }
-            CloudKitReport.write(status, store: store, format: format, sink: session.output)
+            results.report(CloudKitReport.report(status, store: store))
         }
     }
 
@@ -99,23 +99,21 @@ public struct CloudKitCommand: SessionCommand {
             return try XcdatamodelReader.model(atPath: path)
         } ?? session.store.model
         let check = CloudKitModelCheck(model)
-        let format = session.format(output.format)
-        let writer = RowWriter(columns: ["entity", "property", "rule", "detail"], format: format, sink: session.output)
+        let results = session.results(output)
+        let writer = results.rows(["entity", "property", "rule", "detail"])
         for v in check.violations {
             writer.row([.string(v.entity), v.property.map(OutputValue.string) ?? .null, .string(v.rule.rawValue), .string(v.detail)])
         }
         writer.finish()
-        if format == .table || format == .line {
-            if !check.violations.isEmpty { session.output.line() }
-            session.output.line(check.violations.isEmpty ? "the model meets CloudKit's rules"
-                                : "\(check.violations.count) violation(s): NSPersistentCloudKitContainer refuses to load this model")
-        }
+        if !check.violations.isEmpty { results.note("") }
+        results.note(check.violations.isEmpty ? "the model meets CloudKit's rules"
+                     : "\(check.violations.count) violation(s): NSPersistentCloudKitContainer refuses to load this model")
         session.output.flush()
         if !check.violations.isEmpty { throw CloudKitRulesBroken(count: check.violations.count) }
     }
 
-    private func zones(_ mirroring: CloudKitMirroring, format: OutputFormat, session: Session) throws {
-        let writer = RowWriter(columns: ["zone", "owner", "scope", "objects"], format: format, sink: session.output)
+    private func zones(_ mirroring: CloudKitMirroring, results: Results, session: Session) throws {
+        let writer = results.rows(["zone", "owner", "scope", "objects"])
         for zone in try session.store.read(mirroring.zones) {
             writer.row([HistoryRows.text(zone.name), HistoryRows.text(zone.owner), zone.scope.map(OutputValue.integer) ?? .null,
                         .integer(zone.objects)])
@@ -123,10 +121,10 @@ public struct CloudKitCommand: SessionCommand {
         writer.finish()
     }
 
-    private func objects(_ mirroring: CloudKitMirroring, format: OutputFormat, session: Session) throws {
+    private func objects(_ mirroring: CloudKitMirroring, results: Results, session: Session) throws {
         let store = session.store
-        let writer = RowWriter(columns: ["objectID", "recordName", "zone", "needsUpload", "needsCloudDelete", "needsLocalDelete",
-                                         "lastExportedToken", "pendingExportToken", "pendingExportChangeType"], format: format, sink: session.output)
+        let writer = results.rows(["objectID", "recordName", "zone", "needsUpload", "needsCloudDelete", "needsLocalDelete",
+                                         "lastExportedToken", "pendingExportToken", "pendingExportChangeType"])
         let predicate = try self.predicate.predicate(warn: session.warn)
         let entity = try target.map(store.entity)
         try store.read { db in try mirroring.objects(entity: entity, predicate: predicate, predicateText: self.predicate.text, db) { o in
@@ -138,14 +136,12 @@ public struct CloudKitCommand: SessionCommand {
         writer.finish()
     }
 
-    private func events(_ mirroring: CloudKitMirroring, format: OutputFormat, session: Session) throws {
-        let writer = RowWriter(columns: CloudKitReport.eventColumns(format), format: format, sink: session.output)
-        for e in try session.store.read({ try mirroring.events($0) }) { writer.row(CloudKitReport.values(e, format)) }
-        writer.finish()
+    private func events(_ mirroring: CloudKitMirroring, results: Results, session: Session) throws {
+        results.report(CloudKitReport.report(try session.store.read { try mirroring.events($0) }))
     }
 
-    private func entities(_ mirroring: CloudKitMirroring, format: OutputFormat, session: Session) throws {
-        let writer = RowWriter(columns: ["entity", "mirrored", "pendingUpload", "pendingDelete", "pendingLocalDelete"], format: format, sink: session.output)
+    private func entities(_ mirroring: CloudKitMirroring, results: Results, session: Session) throws {
+        let writer = results.rows(["entity", "mirrored", "pendingUpload", "pendingDelete", "pendingLocalDelete"])
         for e in try session.store.read(mirroring.entities) {
             writer.row([.string(e.entityName), .integer(e.mirrored), .integer(e.pendingUpload), .integer(e.pendingDelete),
                         .integer(e.pendingLocalDelete)])
@@ -153,15 +149,15 @@ public struct CloudKitCommand: SessionCommand {
         writer.finish()
     }
 
-    private func metadata(_ mirroring: CloudKitMirroring, format: OutputFormat, session: Session) throws {
-        let writer = RowWriter(columns: ["key", "value"], format: format, sink: session.output)
+    private func metadata(_ mirroring: CloudKitMirroring, results: Results, session: Session) throws {
+        let writer = results.rows(["key", "value"])
         for entry in try session.store.read(mirroring.metadataEntries) { writer.row([.string(entry.key), OutputValue(entry.value)]) }
         writer.finish()
     }
 
-    private func relationships(_ mirroring: CloudKitMirroring, format: OutputFormat, session: Session) throws {
-        let writer = RowWriter(columns: ["recordName", "zone", "entity", "relationship", "objectRecordName", "relatedEntity",
-                                         "relatedRecordName", "isUploaded", "isPending", "needsDelete"], format: format, sink: session.output)
+    private func relationships(_ mirroring: CloudKitMirroring, results: Results, session: Session) throws {
+        let writer = results.rows(["recordName", "zone", "entity", "relationship", "objectRecordName", "relatedEntity",
+                                         "relatedRecordName", "isUploaded", "isPending", "needsDelete"])
         try session.store.read { db in try mirroring.mirroredRelationships(db) { r in
             writer.row([HistoryRows.text(r.recordName), HistoryRows.text(r.zoneName), HistoryRows.text(r.entityName),
                         HistoryRows.text(r.relationshipName), HistoryRows.text(r.recordNameOfObject), HistoryRows.text(r.relatedEntityName),
@@ -170,14 +166,14 @@ public struct CloudKitCommand: SessionCommand {
         writer.finish()
     }
 
-    private func followEvents(_ mirroring: CloudKitMirroring, format: OutputFormat, session: Session) throws {
+    private func followEvents(_ mirroring: CloudKitMirroring, results: Results, session: Session) throws {
         let follower = CloudKitEventFollower(mirroring)
+        let events = results.events(columns: CloudKitReport.followColumns)
         var seen = 0
         do {
             try follower.run(until: timeout.map { Date(timeIntervalSinceNow: $0) },
                              ready: { session.note("following the CloudKit events of \(mirroring.store.path); Ctrl-C stops") }) { change in
-                CloudKitReport.write(change, format: format, sink: session.output)
-                session.output.flush()
+                CloudKitReport.emit(change, to: events)
                 seen += 1
                 return limit.map { seen < $0 } ?? true
             }
@@ -192,4 +188,25 @@ public struct CloudKitCommand: SessionCommand {
 public struct CloudKitRulesBroken: Error, CustomStringConvertible {
     public let count: Int
     public var description: String { "the model breaks CloudKit's rules in \(count) place(s)" }
+}
+
+extension CloudKitCommand {
+    static let tool = ToolDeclaration(
+        title: "CloudKit sync state",
+        description: "Why didn't it sync? CloudKit mirroring state: status (last export and import, "
+            + "changes not yet exported, pending and never-exported objects, failed events with their errors explained, a verdict), "
+            + "why (the story of one object), check (the model against CloudKit's rules), events, entities, zones, objects, "
+            + "metadata or relationships.",
+        answersWithStoreContent: true,
+        arguments: [ToolArgument("view", .string, "status (default), why, check, events, entities, zones, objects, metadata or relationships."),
+                    .entity("For objects: the entity.", required: false),
+                    ToolArgument("object", .string, "For why: the object, Entity/pN or its x-coredata URI."),
+                    .predicate, .predicateArguments]
+    ) { a in
+        var command = try CloudKitCommand.parse([])
+        command.view = a.text("view") ?? "status"
+        command.target = a.text("object") ?? a.text("entity")
+        command.predicate = try a.predicate()
+        return command
+    }
 }

@@ -1,24 +1,28 @@
 import ManagedStore
 
-/// How `cloudkit` prints its answers: JSON as structured objects, every other format as
-/// one `key: value` line per part (values in words), the verdict last.
+/// `cloudkit`'s answers as reports: for programs, structured objects; for people, one
+/// `key: value` line per part (values in words), the verdict last.
 enum CloudKitReport {
     static let eventColumns = ["event", "type", "started", "ended", "succeeded", "errorDomain", "errorCode", "error", "meaning",
                                "affectedObjects", "finishedObjects"]
 
-    /// The columns of an event table: what an error means is a paragraph, kept to JSON (and
-    /// to `status`, which explains the failures it lists).
-    static func eventColumns(_ format: OutputFormat) -> [String] {
-        format == .json ? eventColumns : eventColumns.filter { $0 != "meaning" }
-    }
+    /// The columns of an event table: what an error means is a paragraph, kept to the
+    /// structured answer (and to `status`, which explains the failures it lists).
+    static let tableEventColumns = eventColumns.filter { $0 != "meaning" }
 
-    static func values(_ e: CloudKitMirroring.Event, _ format: OutputFormat = .json) -> [OutputValue] {
+    static func values(_ e: CloudKitMirroring.Event, withMeaning: Bool = true) -> [OutputValue] {
         var values: [OutputValue] = [
             .integer(e.number), .string(e.type.description), e.started.map(OutputValue.date) ?? .null, e.ended.map(OutputValue.date) ?? .null,
             e.succeeded.map(OutputValue.bool) ?? .null, e.error.map { .string($0.domain) } ?? .null, e.error.map { .integer($0.code) } ?? .null,
             e.error?.name.map(OutputValue.string) ?? .null]
-        if format == .json { values.append(e.error?.meaning.map(OutputValue.string) ?? .null) }
+        if withMeaning { values.append(e.error?.meaning.map(OutputValue.string) ?? .null) }
         return values + [e.affectedObjects.map(OutputValue.integer) ?? .null, e.finishedObjects.map(OutputValue.integer) ?? .null]
+    }
+
+    /// A list of events: objects with what each error means for programs, a table without it.
+    static func report(_ events: [CloudKitMirroring.Event]) -> Report {
+        Report(value: { .array(events.map { object($0) }) },
+               people: { [.rows(tableEventColumns, events.map { values($0, withMeaning: false) })] })
     }
 
     static func object(_ e: CloudKitMirroring.Event?) -> OutputValue {
@@ -61,8 +65,13 @@ enum CloudKitReport {
         }.joined(separator: "; "))
     }
 
-    static func write(_ status: CloudKitStatus, store: PersistentStore, format: OutputFormat, sink: OutputSink) {
-        let json = format == .json
+    static func report(_ status: CloudKitStatus, store: PersistentStore) -> Report {
+        Report(value: { .object(pairs(status, store: store, json: true)) },
+               people: { [.record(pairs(status, store: store, json: false))] })
+    }
+
+    /// The status's parts: structured for programs (`json`), in words for people.
+    private static func pairs(_ status: CloudKitStatus, store: PersistentStore, json: Bool) -> [(String, OutputValue)] {
         var pairs: [(String, OutputValue)] = [("path", .string(store.path))]
         if status.recordsEvents {
             pairs += json
@@ -126,11 +135,10 @@ enum CloudKitReport {
                           : .string("\(status.unjudgedObjects) object(s) whose insert history no longer holds could not be judged")))
         }
         pairs.append(("verdict", .string(status.verdict)))
-        RecordWriter.write(pairs, format: format, sink: sink)
+        return pairs
     }
 
-    static func write(_ story: CloudKitObjectStory, store: PersistentStore, format: OutputFormat, sink: OutputSink) {
-        let json = format == .json
+    static func report(_ story: CloudKitObjectStory, store: PersistentStore) -> Report {
         let uri = OutputValue.objectURI(prefix: ObjectID.uriPrefix(storeUUID: store.uuid, entityName: story.entityName), key: story.primaryKey)
         let record = story.record
         let changeColumns = ["token", "timestamp", "author", "type", "properties", "exported"]
@@ -138,7 +146,7 @@ enum CloudKitReport {
             [.integer(c.token), c.timestamp.map(OutputValue.date) ?? .null, HistoryRows.text(c.author), .string(c.type),
              c.properties.map { .array($0.map(OutputValue.string)) } ?? .null, c.exported.map(OutputValue.bool) ?? .null]
         }
-        var pairs: [(String, OutputValue)] = [
+        let pairs: [(String, OutputValue)] = [
             ("objectID", uri), ("exists", .bool(story.exists)),
             ("recordName", HistoryRows.text(record?.recordName)), ("zone", HistoryRows.text(record?.zoneName)),
             ("hasRecordMetadata", .bool(record != nil)),
@@ -150,43 +158,37 @@ enum CloudKitReport {
             ("lastExportedToken", story.lastExportedToken.map(OutputValue.integer) ?? .null),
             ("unrecordedSaves", story.unrecordedSaves.map(OutputValue.integer) ?? .null),
         ]
-        if json {
-            pairs.append(("changes", .array(story.changes.map { .object(Array(zip(changeColumns, values($0)))) })))
-            pairs.append(("exportsSince", .array(story.exportsSince.map { object($0) })))
-            pairs.append(("verdict", .string(story.verdict)))
-            RecordWriter.write(pairs, format: format, sink: sink)
-            return
-        }
-        RecordWriter.write(pairs, format: format, sink: sink)
-        if format != .csv { sink.line() }
-        let changes = RowWriter(columns: changeColumns, format: format, sink: sink)
-        story.changes.forEach { changes.row(values($0)) }
-        changes.finish()
-        if format != .csv {
-            if story.changes.isEmpty { sink.line("(history holds no change to it)") }
-            sink.line()
-            let exports = RowWriter(columns: eventColumns(format), format: format, sink: sink)
-            story.exportsSince.forEach { exports.row(Self.values($0, format)) }
-            exports.finish()
-            if story.exportsSince.isEmpty { sink.line("(no export event since its last change)") }
-            sink.line()
-            sink.line("verdict: " + story.verdict)
-        }
+        let changes = ReportPart.rows(changeColumns, story.changes.map(values))
+        return Report(
+            value: {
+                .object(pairs + [("changes", .array(story.changes.map { .object(Array(zip(changeColumns, values($0)))) })),
+                                 ("exportsSince", .array(story.exportsSince.map { object($0) })),
+                                 ("verdict", .string(story.verdict))])
+            },
+            people: {
+                [.record(pairs), .gap, changes] + (story.changes.isEmpty ? [.line("(history holds no change to it)")] : [])
+                    + [.gap, .rows(tableEventColumns, story.exportsSince.map { Self.values($0, withMeaning: false) })]
+                    + (story.exportsSince.isEmpty ? [.line("(no export event since its last change)")] : [])
+                    + [.gap, .line("verdict: " + story.verdict)]
+            },
+            csv: { [.record(pairs), changes] })
     }
 
-    static func write(_ change: CloudKitEventFollower.Change, format: OutputFormat, sink: OutputSink) {
+    /// The columns of `cloudkit events --follow` in CSV: what changed, then the event's.
+    static let followColumns = ["change"] + tableEventColumns
+
+    static func emit(_ change: CloudKitEventFollower.Change, to events: EventStream) {
         let (what, event): (String, CloudKitMirroring.Event) = {
             switch change {
             case .started(let e): return ("started", e)
             case .ended(let e): return ("ended", e)
             }
         }()
-        switch format {
-        case .json:
-            sink.line(OutputValue.object([("change", .string(what))] + Array(zip(eventColumns, values(event)))).jsonText)
-        case .csv:
-            sink.line(([.string(what)] + values(event, format)).map { csvText($0.text) }.joined(separator: ","))
-        case .table, .line:
+        events.emit(value: {
+            .object([("change", .string(what))] + Array(zip(eventColumns, values(event))))
+        }, row: {
+            [.string(what)] + values(event, withMeaning: false)
+        }, sentence: {
             var text = "\(what) \(event.type) event \(event.number)"
             if what == "started" {
                 text += " at \(event.started.map(OutputValue.isoDate) ?? "an unknown time")"
@@ -199,11 +201,7 @@ enum CloudKitReport {
                 }
                 if let affected = event.affectedObjects { text += " (\(affected) object(s))" }
             }
-            sink.line(text)
-        }
-    }
-
-    private static func csvText(_ s: String) -> String {
-        s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+            return text
+        })
     }
 }

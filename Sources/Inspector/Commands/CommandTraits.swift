@@ -1,8 +1,8 @@
 /// What a command is beyond its arguments, declared once beside them (`static let traits`)
 /// and read by everything that lists or treats commands: the overview and the one-shot
 /// subcommands (its group), the interpreter (whether `where` takes the rest of the line),
-/// and completion (whether its first argument is an entity). Adding a command is its file
-/// and one line in `CommandTable`; nothing else names it.
+/// completion (whether its first argument is an entity) and the MCP server (its tool).
+/// Adding a command is its file and one line in `CommandTable`; nothing else names it.
 public struct CommandTraits: Sendable {
     /// The overview's group it is listed in, which also makes it a one-shot subcommand
     /// (`cdinspect COMMAND STORE …`); nil for a command of the session only.
@@ -14,13 +14,16 @@ public struct CommandTraits: Sendable {
     /// Its `--model` names another model of its own (doctor's next version), so its one-shot
     /// form does not read the store with it.
     public var ownsModelOption = false
+    /// The MCP tool it is offered as, if an assistant should reach it (read-only commands).
+    public var tool: ToolDeclaration?
 
     public init(group: OverviewGroup? = nil, takesWhereClause: Bool = false, firstArgumentIsEntity: Bool = false,
-                ownsModelOption: Bool = false) {
+                ownsModelOption: Bool = false, tool: ToolDeclaration? = nil) {
         self.group = group
         self.takesWhereClause = takesWhereClause
         self.firstArgumentIsEntity = firstArgumentIsEntity
         self.ownsModelOption = ownsModelOption
+        self.tool = tool
     }
 }
 

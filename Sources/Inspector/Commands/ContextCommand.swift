@@ -68,8 +68,7 @@ public struct ContextListCommand: SessionCommand {
 
     public func run(in session: Session) throws {
         let set = session.contexts
-        let writer = RowWriter(columns: ["name", "parent", "current", "pin", "registered", "changes", "mergePolicy"],
-                               format: session.format(output.format), sink: session.output)
+        let writer = session.results(output).rows(["name", "parent", "current", "pin", "registered", "changes", "mergePolicy"])
         for context in set.contexts {
             let changes = context.insertedObjects.count + context.updatedObjects.count + context.deletedObjects.count
             writer.row([.string(context.name), context.parent.map { .string($0.name) } ?? .null, .bool(context === set.current),

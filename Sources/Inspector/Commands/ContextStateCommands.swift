@@ -21,16 +21,15 @@ public struct SaveCommand: SessionCommand {
         let result = try c.save()
         for conflict in result.conflicts { session.warn("conflict resolved by \(c.mergePolicy.rawValue): \(conflict)") }
         let ids = { (list: [ObjectID]) in OutputValue.array(list.map { .objectID($0.uri) }) }
-        if session.format(output.format) == .json {
-            session.output.line(OutputValue.object([
-                ("into", .string(result.parent ?? "store")), ("inserted", ids(result.inserted)),
-                ("updated", ids(result.updated)), ("deleted", ids(result.deleted)),
-            ]).jsonText)
-            return
+        let lines: () -> [ReportPart] = {
+            [.line("saved into \(result.parent.map { "context \($0)" } ?? "the store"): "
+                   + "\(result.inserted.count) inserted, \(result.updated.count) updated, \(result.deleted.count) deleted")]
+                + result.inserted.map { .line("  inserted \($0.uri)") }
         }
-        session.output.line("saved into \(result.parent.map { "context \($0)" } ?? "the store"): "
-                            + "\(result.inserted.count) inserted, \(result.updated.count) updated, \(result.deleted.count) deleted")
-        for id in result.inserted { session.output.line("  inserted \(id.uri)") }
+        session.results(output).report(Report(value: {
+            .object([("into", .string(result.parent ?? "store")), ("inserted", ids(result.inserted)),
+                     ("updated", ids(result.updated)), ("deleted", ids(result.deleted))])
+        }, people: lines, csv: lines))
     }
 }
 
@@ -112,7 +111,7 @@ public struct ChangesCommand: SessionCommand {
 
     public func run(in session: Session) throws {
         let c = try context.resolve(in: session)
-        let writer = RowWriter(columns: ["change", "objectID", "keys"], format: session.format(output.format), sink: session.output)
+        let writer = session.results(output).rows(["change", "objectID", "keys"])
         for object in c.insertedObjects { writer.row([.string("inserted"), .objectID(object.objectID.uri), .null]) }
         for object in c.updatedObjects {
             writer.row([.string("updated"), .objectID(object.objectID.uri), .string(object.changedKeys.sorted().joined(separator: ","))])
@@ -133,7 +132,7 @@ public struct RegisteredCommand: SessionCommand {
 
     public func run(in session: Session) throws {
         let c = try context.resolve(in: session)
-        let writer = RowWriter(columns: ["objectID", "state"], format: session.format(output.format), sink: session.output)
+        let writer = session.results(output).rows(["objectID", "state"])
         for object in c.registeredObjects { writer.row([.objectID(object.objectID.uri), .string(object.state)]) }
         writer.finish()
     }

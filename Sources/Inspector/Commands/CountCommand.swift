@@ -2,7 +2,7 @@ import ArgumentParser
 import ManagedStore
 
 public struct CountCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .read, takesWhereClause: true, firstArgumentIsEntity: true)
+    public static let traits = CommandTraits(group: .read, takesWhereClause: true, firstArgumentIsEntity: true, tool: tool)
 
     public static let configuration = CommandConfiguration(
         commandName: "count",
@@ -20,12 +20,12 @@ public struct CountCommand: SessionCommand {
 
     public func run(in session: Session) throws {
         let request = FetchRequest(entityName: entity, predicate: try predicate.predicate(warn: session.warn), predicateText: predicate.text, resultType: .count)
-        try FetchCommand.printCount(request, in: session, format: session.format(output.format), options: inContext)
+        try FetchCommand.printCount(request, in: session, results: session.results(output), options: inContext)
     }
 }
 
 public struct ExplainCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .read, takesWhereClause: true, firstArgumentIsEntity: true)
+    public static let traits = CommandTraits(group: .read, takesWhereClause: true, firstArgumentIsEntity: true, tool: tool)
 
     public static let configuration = CommandConfiguration(
         commandName: "explain",
@@ -45,14 +45,35 @@ public struct ExplainCommand: SessionCommand {
         let plan = try FetchPlan(try shape.request(entity: entity, predicate: predicate, warn: session.warn).storeRequest, store: session.store)
         plan.warnings.forEach(session.warn)
         let values = plan.statement.storedArguments.map(OutputValue.init)
-        switch session.format(output.format) {
-        case .json:
-            session.output.line(OutputValue.object([("sql", .string(plan.statement.sql)), ("arguments", .array(values))]).jsonText)
-        default:
-            session.output.line(plan.statement.sql)
-            for (i, value) in values.enumerated() {
-                session.output.line("  bind[\(i)] = \(value.bindText)")
-            }
-        }
+        let sql = plan.statement.sql
+        // The statement and its bindings, as lines, in every format but JSON.
+        let lines = { [ReportPart.line(sql)] + values.enumerated().map { .line("  bind[\($0.offset)] = \($0.element.bindText)") } }
+        session.results(output).report(Report(value: { .object([("sql", .string(sql)), ("arguments", .array(values))]) },
+                                              people: lines, csv: lines))
+    }
+}
+
+extension CountCommand {
+    static let tool = ToolDeclaration(
+        title: "Count objects", description: "How many objects of an entity match a predicate.",
+        arguments: [.entity(), .predicate, .predicateArguments]
+    ) { a in
+        var command = try CountCommand.parse(["-"])
+        command.entity = a.text("entity") ?? ""
+        command.predicate = try a.predicate()
+        return command
+    }
+}
+
+extension ExplainCommand {
+    static let tool = ToolDeclaration(
+        title: "Explain a fetch's SQL", description: "The SQL a fetch runs, and its bound values.",
+        arguments: [.entity(), .predicate, .predicateArguments, ToolArgument("sort", .list, "Sort keys, comma-separated or an array.")]
+    ) { a in
+        var command = try ExplainCommand.parse(["-"])
+        command.entity = a.text("entity") ?? ""
+        command.predicate = try a.predicate()
+        command.shape.sort = a.items("sort")
+        return command
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import ManagedStore
 
 public struct DoctorCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .health, ownsModelOption: true)
+    public static let traits = CommandTraits(group: .health, ownsModelOption: true, tool: tool)
 
     public static let configuration = CommandConfiguration(
         commandName: "doctor",
@@ -46,7 +46,7 @@ public struct DoctorCommand: SessionCommand {
             // Quiet on a small store; on a big one, say what it is doing after a second.
             if Date().timeIntervalSince(started) > 1 { FileHandle.standardError.write(Data("doctor: \(phase)…\n".utf8)) }
         }
-        DoctorReport.write(report, store: session.store, format: session.format(output.format), sink: session.output)
+        session.results(output).report(DoctorReport.report(report, store: session.store))
         session.output.flush()
         if report.errors > 0 { throw DoctorFoundErrors(count: report.errors) }
     }
@@ -56,4 +56,22 @@ public struct DoctorCommand: SessionCommand {
 public struct DoctorFoundErrors: Error, CustomStringConvertible {
     public let count: Int
     public var description: String { "doctor found \(count) error(s)" }
+}
+
+extension DoctorCommand {
+    static let tool = ToolDeclaration(
+        title: "Store health",
+        description: "What is broken in the store and where its space goes: SQLite's integrity check, Z_MAX behind the rows, "
+            + "dangling relationships, required values that are NULL, duplicates under a uniqueness constraint, missing external "
+            + "data; with 'model' (the next model version's file), the rows its migration would reject. Each finding has a "
+            + "severity, a count and up to five object IDs.",
+        answersWithStoreContent: true,
+        arguments: [ToolArgument("model", .string, "The next model version: an .xcdatamodeld, .xcdatamodel or contents file on the server's machine."),
+                    ToolArgument("full", .boolean, "SQLite's full integrity_check instead of quick_check.")]
+    ) { a in
+        var command = try DoctorCommand.parse([])
+        command.model = a.text("model")
+        command.full = a.flag("full")
+        return command
+    }
 }

@@ -1,8 +1,8 @@
 import ManagedStore
 
-/// How `doctor` prints its report: JSON as one object; table and line as sections (space,
-/// heaviest attributes, health, migration) and a verdict; CSV as one table whose first
-/// column names the section, so a program reads it in one go.
+/// `doctor`'s report: for programs one object; for people sections (space, heaviest
+/// attributes, health, migration) and a verdict; in CSV one table whose first column names
+/// the section, so a program reads it in one go.
 enum DoctorReport {
     struct SpaceLine {
         let kind: String
@@ -56,13 +56,12 @@ enum DoctorReport {
                 f.property.map(OutputValue.string) ?? .null, .integer(f.count), ids, .string(f.detail)]
     }
 
-    static func write(_ report: StoreDoctor.Report, store: PersistentStore, format: OutputFormat, sink: OutputSink) {
+    static func report(_ report: StoreDoctor.Report, store: PersistentStore) -> Report {
         let space = report.space
         let total = space.files.mainFile + space.files.wal + space.files.externalBytes
         let lines = spaceLines(space)
         let findings = report.findings.sorted { $0.severity > $1.severity }
-        switch format {
-        case .json:
+        return Report(value: {
             let spaceValue = OutputValue.object([
                 ("totalBytes", .integer(total)), ("pageSize", .integer(space.pageSize)), ("measuredPages", .bool(space.measuredPages)),
                 ("items", .array(lines.map { l in
@@ -81,53 +80,42 @@ enum DoctorReport {
                 pairs.append(("opensWithoutMigration", .bool(EntityHashComparison.opensWithoutMigration(hashes))))
             }
             pairs += [("errors", .integer(Int64(report.errors))), ("warnings", .integer(Int64(report.warnings))), ("verdict", .string(report.verdict))]
-            sink.line(OutputValue.object(pairs).jsonText)
-        case .csv:
-            let writer = RowWriter(columns: ["section", "name", "bytes", "share", "rows"] + findingColumns, format: .csv, sink: sink)
-            let none = Array(repeating: OutputValue.null, count: findingColumns.count)
-            for l in lines {
-                writer.row([.string("space"), .string(l.name), l.bytes.map(OutputValue.integer) ?? .null, share(l.bytes, of: total),
-                            l.count.map(OutputValue.integer) ?? .null] + none)
-            }
-            for a in space.attributes {
-                writer.row([.string("attribute"), .string("\(a.entity).\(a.attribute)"), .integer(a.total), share(a.total, of: total),
-                            .null] + none)
-            }
-            for (section, fs) in [("health", findings), ("migration", report.migration ?? [])] {
-                for f in fs { writer.row([.string(section), .null, .null, .null, .null] + values(f, store: store, short: true)) }
-            }
-            writer.finish()
-        case .table, .line:
-            sink.line("Space: \(total) bytes in all" + (space.measuredPages ? "" : " (this SQLite has no dbstat: table sizes unknown)"))
-            let spaceWriter = RowWriter(columns: ["kind", "name", "bytes", "share", "rows"], format: format, sink: sink)
-            for l in lines {
-                spaceWriter.row([.string(l.kind), .string(l.name), l.bytes.map(OutputValue.integer) ?? .null, share(l.bytes, of: total),
-                                 l.count.map(OutputValue.integer) ?? .null])
-            }
-            spaceWriter.finish()
+            return .object(pairs)
+        }, people: {
+            var parts: [ReportPart] = [
+                .line("Space: \(total) bytes in all" + (space.measuredPages ? "" : " (this SQLite has no dbstat: table sizes unknown)")),
+                .rows(["kind", "name", "bytes", "share", "rows"], lines.map { l in
+                    [.string(l.kind), .string(l.name), l.bytes.map(OutputValue.integer) ?? .null, share(l.bytes, of: total),
+                     l.count.map(OutputValue.integer) ?? .null]
+                }),
+            ]
             if !space.attributes.isEmpty {
-                sink.line()
-                sink.line("Heaviest attributes (bytes of data, characters of text):")
-                let writer = RowWriter(columns: ["attribute", "total", "largest", "share"], format: format, sink: sink)
-                for a in space.attributes {
-                    writer.row([.string("\(a.entity).\(a.attribute)"), .integer(a.total), .integer(a.largest), share(a.total, of: total)])
-                }
-                writer.finish()
+                parts += [.gap, .line("Heaviest attributes (bytes of data, characters of text):"),
+                          .rows(["attribute", "total", "largest", "share"], space.attributes.map { a in
+                              [.string("\(a.entity).\(a.attribute)"), .integer(a.total), .integer(a.largest), share(a.total, of: total)]
+                          })]
             }
             for (title, fs) in [("Health", findings), ("Migration to the new model", report.migration)].compactMap({ t, f in f.map { (t, $0) } }) {
-                sink.line()
-                if fs.isEmpty {
-                    sink.line("\(title): nothing found")
-                    continue
-                }
-                sink.line("\(title):")
-                let writer = RowWriter(columns: findingColumns, format: format, sink: sink)
-                fs.forEach { writer.row(values($0, store: store, short: true)) }
-                writer.finish()
+                parts.append(.gap)
+                parts += fs.isEmpty ? [.line("\(title): nothing found")]
+                    : [.line("\(title):"), .rows(findingColumns, fs.map { values($0, store: store, short: true) })]
             }
-            sink.line()
-            if let hashes = report.versionHashes { sink.line(ModelCommand.hashVerdict(hashes, model: "the new model")) }
-            sink.line("verdict: " + report.verdict)
-        }
+            parts.append(.gap)
+            if let hashes = report.versionHashes { parts.append(.line(ModelCommand.hashVerdict(hashes, model: "the new model"))) }
+            return parts + [.line("verdict: " + report.verdict)]
+        }, csv: {
+            let none = Array(repeating: OutputValue.null, count: findingColumns.count)
+            var rows: [[OutputValue]] = lines.map { l in
+                [.string("space"), .string(l.name), l.bytes.map(OutputValue.integer) ?? .null, share(l.bytes, of: total),
+                 l.count.map(OutputValue.integer) ?? .null] + none
+            }
+            rows += space.attributes.map { a in
+                [.string("attribute"), .string("\(a.entity).\(a.attribute)"), .integer(a.total), share(a.total, of: total), .null] + none
+            }
+            for (section, fs) in [("health", findings), ("migration", report.migration ?? [])] {
+                rows += fs.map { [.string(section), .null, .null, .null, .null] + values($0, store: store, short: true) }
+            }
+            return [.rows(["section", "name", "bytes", "share", "rows"] + findingColumns, rows)]
+        })
     }
 }

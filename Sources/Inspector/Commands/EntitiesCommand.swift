@@ -2,7 +2,7 @@ import ArgumentParser
 import ManagedStore
 
 public struct EntitiesCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .read)
+    public static let traits = CommandTraits(group: .read, tool: tool)
 
     public static let configuration = CommandConfiguration(
         commandName: "entities",
@@ -16,8 +16,7 @@ public struct EntitiesCommand: SessionCommand {
     public func run(in session: Session) throws {
         let store = session.store
         let counts = try store.read { try EntityCounts.read(store, $0) }
-        let writer = RowWriter(columns: ["name", "parent", "abstract", "table", "entityID", "count", "own"],
-                               format: session.format(output.format), sink: session.output)
+        let writer = session.results(output).rows(["name", "parent", "abstract", "table", "entityID", "count", "own"])
         for entity in store.mapping.entities {
             writer.row([
                 .string(entity.name),
@@ -31,4 +30,10 @@ public struct EntitiesCommand: SessionCommand {
         }
         writer.finish()
     }
+}
+
+extension EntitiesCommand {
+    static let tool = ToolDeclaration(
+        title: "List entities", description: "The store's entities: name, parent, abstract, table and object count."
+    ) { _ in try EntitiesCommand.parse([]) }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import ManagedStore
 
 public struct FetchCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .read, takesWhereClause: true, firstArgumentIsEntity: true)
+    public static let traits = CommandTraits(group: .read, takesWhereClause: true, firstArgumentIsEntity: true, tool: tool)
 
     public static let configuration = CommandConfiguration(
         commandName: "fetch",
@@ -29,9 +29,9 @@ public struct FetchCommand: SessionCommand {
 
     public func run(in session: Session) throws {
         let request = try shape.request(entity: entity, predicate: predicate, warn: session.warn)
-        let format = session.format(output.format)
+        let results = session.results(output)
         if request.resultType == .count {
-            try FetchCommand.printCount(request, in: session, format: format, options: inContext)
+            try FetchCommand.printCount(request, in: session, results: results, options: inContext)
             return
         }
         try inContext.checkUsable(in: session)
@@ -62,7 +62,7 @@ public struct FetchCommand: SessionCommand {
         let keys = shownProperties.map(\.name)
         let columns = (showsID ? ["objectID"] : []) + keys
         let composites = Set(shownProperties.filter { $0.name.contains(".") && $0.attribute?.name == $0.name }.map(\.name))
-        let writer = RowWriter(columns: columns, format: format, sink: session.output, nested: composites)
+        let writer = results.rows(columns, nested: composites)
         // Read once: a property wrapper's getter per value costs a metadata lookup per row.
         var shown = ShownValues(rawArchives: raw)
         switch source {
@@ -97,7 +97,7 @@ public struct FetchCommand: SessionCommand {
         case objects(PreparedFetch)
     }
 
-    static func printCount(_ request: FetchRequest, in session: Session, format: OutputFormat,
+    static func printCount(_ request: FetchRequest, in session: Session, results: Results,
                            options: ContextFetchOptions) throws {
         try options.checkUsable(in: session)
         let context = try options.context.resolve(in: session)
@@ -105,6 +105,28 @@ public struct FetchCommand: SessionCommand {
         let prepared = try context.prepareFetch(request, options: options.options)
         prepared.warnings.forEach(session.warn)
         let n = try context.count(prepared)
-        session.output.line(format == .json ? "{\"count\": \(n)}" : String(n))
+        results.scalar("count", .integer(Int64(n)))
+    }
+}
+
+extension FetchCommand: PagedCommand {
+    static let tool = ToolDeclaration(
+        title: "Fetch objects", description: "Objects of an entity as JSON, with 'truncated' when more matched than were returned.",
+        answersWithStoreContent: true,
+        arguments: [.entity("The entity (sub-entities included)."), .predicate, .predicateArguments,
+                    ToolArgument("sort", .list, "Sort keys, comma-separated or an array, each KEY or KEY:desc."), .limit,
+                    ToolArgument("keys", .list, "Only these keys, comma-separated or an array."), .cursor],
+        rowsKey: "objects"
+    ) { a in
+        var command = try FetchCommand.parse(["-"])
+        command.entity = a.text("entity") ?? ""
+        command.predicate = try a.predicate()
+        command.shape.sort = a.items("sort")
+        if !a.items("keys").isEmpty { command.shape.keyList.value = a.items("keys") }
+        return command
+    }
+
+    public mutating func page(offset: Int, limit: Int) {
+        (shape.offset, shape.limit) = (offset, limit)
     }
 }

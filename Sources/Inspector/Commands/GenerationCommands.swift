@@ -60,11 +60,7 @@ public struct TokenCommand: SessionCommand {
 
     public func run(in session: Session) throws {
         let token = try context.resolve(in: session).queryGenerationToken
-        if session.format(output.format) == .json {
-            session.output.line(OutputValue.object([("token", token.map(OutputValue.string) ?? .null)]).jsonText)
-        } else {
-            session.output.line(token ?? "unpinned")
-        }
+        session.results(output).scalar("token", token.map(OutputValue.string) ?? .null, text: token ?? "unpinned")
     }
 }
 
@@ -82,8 +78,7 @@ public struct GenerationsCommand: SessionCommand {
 
     public func run(in session: Session) throws {
         let coordinator = session.contexts.coordinator
-        let writer = RowWriter(columns: ["token", "contexts", "snapshot", "heldFrames", "heldBytes"],
-                               format: session.format(output.format), sink: session.output)
+        let writer = session.results(output).rows(["token", "contexts", "snapshot", "heldFrames", "heldBytes"])
         for generation in coordinator.liveGenerations {
             let names = coordinator.contexts(pinnedTo: generation).map(\.name)
             let snapshot: OutputValue = !generation.isStarted ? .string("pending")
@@ -113,8 +108,7 @@ public struct DiffCommand: SessionCommand {
     public func run(in session: Session) throws {
         let coordinator = session.contexts.coordinator
         let (a, b) = (try generation(older, in: session), try newer.map { try generation($0, in: session) } ?? nil)
-        let writer = RowWriter(columns: ["change", "objectID", "before", "after"],
-                               format: session.format(output.format), sink: session.output)
+        let writer = session.results(output).rows(["change", "objectID", "before", "after"])
         try GenerationDiff.changes(coordinator, from: a, to: b) { change in
             writer.row([.string(change.kind.rawValue), .objectID(change.objectID.uri),
                         change.fromVersion.map(OutputValue.integer) ?? .null, change.toVersion.map(OutputValue.integer) ?? .null])

@@ -2,7 +2,7 @@ import ArgumentParser
 import ManagedStore
 
 public struct HistoryCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .historyAndSync)
+    public static let traits = CommandTraits(group: .historyAndSync, tool: tool)
 
     public static let configuration = CommandConfiguration(
         commandName: "history",
@@ -119,51 +119,43 @@ public struct HistoryCommand: SessionCommand {
             ("dryRun", .bool(dryRun)), ("transactions", .integer(result.transactions)), ("changes", .integer(result.changes)),
             ("strings", .integer(result.strings)), ("oldestKept", result.oldestKept.map(OutputValue.integer) ?? .null),
         ]
-        let format = session.format(output.format)
-        if format == .table {
+        let record: () -> [ReportPart] = { [.record(pairs)] }
+        session.results(output).report(Report(value: { .object(pairs) }, people: {
             let verb = dryRun ? "would delete" : "deleted"
-            session.output.line("\(verb) \(result.transactions) transaction(s), \(result.changes) change(s) and \(result.strings) string(s); "
-                                + (result.oldestKept.map { "the oldest transaction kept is \($0)" } ?? "no transaction is kept"))
-        } else {
-            RecordWriter.write(pairs, format: format, sink: session.output)
-        }
+            return [.line("\(verb) \(result.transactions) transaction(s), \(result.changes) change(s) and \(result.strings) string(s); "
+                          + (result.oldestKept.map { "the oldest transaction kept is \($0)" } ?? "no transaction is kept"))]
+        }, csv: record, lines: record))
     }
 
     private func list(in session: Session) throws {
         let history = try PersistentHistory(store: session.store)
         let query = try query(session.store)
-        let format = session.format(output.format)
+        let results = session.results(output)
         try session.store.read { db in
             // Where the store's own history numbers to-many bits otherwise, said once.
             if changes { session.store.learnedToManyOrder(db).notes.forEach(session.warn) }
             if !changes {
-                let writer = RowWriter(columns: HistoryRows.transactionColumns + ["inserts", "updates", "deletes"], format: format, sink: session.output)
+                let writer = results.rows(HistoryRows.transactionColumns + ["inserts", "updates", "deletes"])
                 try history.transactions(query, db) { t in
                     guard writer.wantsMore else { throw HistoryListing.enough }
                     writer.row(HistoryRows.values(t) + [.integer(Int64(t.inserts)), .integer(Int64(t.updates)), .integer(Int64(t.deletes))])
                 }
                 writer.finish()
-            } else if let receiver = session.output.rowReceiver {
-                // A receiver that takes values (the MCP server's pages) gets each change as one
-                // record, its transaction nested in it: {"transaction": {…}, "change": {…}}.
-                try history.changes(query, db) { transaction, change in
-                    let record = OutputValue.object([
-                        ("transaction", .object(Array(zip(HistoryRows.transactionColumns, HistoryRows.values(transaction))))),
-                        ("change", .object(HistoryRows.change(change, store: session.store))),
-                    ])
-                    guard receiver.receive(record) else { throw HistoryListing.enough }
-                }
-            } else if format == .json {
-                let writer = NestedChangeWriter(sink: session.output, store: session.store)
-                try history.changes(query, db) { writer.write($0, $1) }
-                writer.finish()
             } else {
-                let writer = RowWriter(columns: ["token", "type", "entity", "objectID", "updated", "tombstone"], format: format, sink: session.output)
-                try history.changes(query, db) { _, change in
-                    let row = HistoryRows.change(change, store: session.store)
-                    writer.row([.integer(change.token)] + row.map(\.1))
+                // One record shape: each change with its transaction nested in it; JSON nests
+                // the changes in their transactions instead, the other formats list them flat.
+                let rows = results.groupedRows(["token", "type", "entity", "objectID", "updated", "tombstone"])
+                let nested = NestedChangeWriter(store: session.store)
+                try history.changes(query, db) { transaction, change in
+                    let more = rows.add(record: {
+                        .object([("transaction", .object(Array(zip(HistoryRows.transactionColumns, HistoryRows.values(transaction))))),
+                                 ("change", .object(HistoryRows.change(change, store: session.store)))])
+                    }, json: { nested.write(transaction, change, to: $0) }, row: {
+                        [.integer(change.token)] + HistoryRows.change(change, store: session.store).map(\.1)
+                    })
+                    guard more else { throw HistoryListing.enough }
                 }
-                writer.finish()
+                rows.finish(json: nested.finish)
             }
         }
     }
@@ -203,23 +195,20 @@ enum HistoryRows {
 /// is written straight into the sink, the same JSON `HistoryRows.change` describes, with
 /// what repeats (an entity's name and object URI prefix) rendered once per entity.
 final class NestedChangeWriter {
-    let sink: OutputSink
     let store: PersistentStore
     private var current: Int64?
     private var transactions = 0
     /// Per entity number: `"entity": "Name", "objectID": "x-coredata://…/Name/p`.
     private var entityPieces: [Int64: String] = [:]
 
-    init(sink: OutputSink, store: PersistentStore) {
-        self.sink = sink
+    init(store: PersistentStore) {
         self.store = store
-        sink.write("[")
     }
 
-    func write(_ transaction: HistoryTransaction, _ change: HistoryChange) {
+    func write(_ transaction: HistoryTransaction, _ change: HistoryChange, to sink: OutputSink) {
         if current != transaction.token {
             if current != nil { sink.write("\n  ]}") }
-            sink.write(transactions == 0 ? "\n  {" : ",\n  {")
+            sink.write(transactions == 0 ? "[\n  {" : ",\n  {")
             for (i, (key, value)) in zip(HistoryRows.transactionColumns, HistoryRows.values(transaction)).enumerated() {
                 sink.write(i == 0 ? "\"" : ", \"")
                 sink.write(key)
@@ -268,8 +257,46 @@ final class NestedChangeWriter {
         return piece
     }
 
-    func finish() {
+    func finish(to sink: OutputSink) {
         if current != nil { sink.write("\n  ]}") }
-        sink.line(transactions == 0 ? "]" : "\n]")
+        sink.line(transactions == 0 ? "[]" : "\n]")
+    }
+}
+
+extension HistoryCommand: PagedCommand {
+    static let tool = ToolDeclaration(
+        title: "Persistent history",
+        description: "Persistent history: transactions, or with changes=true each transaction with its changes (counted as rows).",
+        answersWithStoreContent: true,
+        arguments: [ToolArgument("changes", .boolean, "Each transaction with its changes."),
+                    ToolArgument("after", .string, "Only after this token."),
+                    ToolArgument("since", .string, "ISO 8601 date."),
+                    ToolArgument("until", .string, "ISO 8601 date."),
+                    ToolArgument("author", .string, "Transaction author."),
+                    ToolArgument("contextName", .string, "Context name."),
+                    ToolArgument("entity", .string, "Only changes of this entity."),
+                    ToolArgument("object", .string, "Only changes of this object ID."),
+                    ToolArgument("type", .string, "insert, update or delete."),
+                    .limit, .cursor],
+        rowsKey: "transactions"
+    ) { a in
+        var command = try HistoryCommand.parse([])
+        command.changes = a.flag("changes")
+        command.after = a.text("after")
+        command.since = a.text("since")
+        command.until = a.text("until")
+        command.author = a.text("author")
+        command.contextName = a.text("contextName")
+        command.entity = a.text("entity")
+        command.object = a.text("object")
+        if let type = a.text("type") {
+            guard let parsed = HistoryChangeType(name: type) else { throw CommandError.usage("history: 'type' takes insert, update or delete") }
+            command.type = parsed
+        }
+        return command
+    }
+
+    public mutating func page(offset: Int, limit: Int) {
+        (self.offset, self.limit) = (offset, limit)
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import ManagedStore
 
 public struct InfoCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .read)
+    public static let traits = CommandTraits(group: .read, tool: tool)
 
     public static let configuration = CommandConfiguration(
         commandName: "info",
@@ -47,7 +47,7 @@ public struct InfoCommand: SessionCommand {
                 pairs.append(("metadata." + key, OutputValue(plist: value)))
             }
         }
-        RecordWriter.write(pairs, format: session.format(output.format), sink: session.output)
+        session.results(output).record(pairs)
     }
 }
 
@@ -66,4 +66,10 @@ extension OutputValue {
             self = .object(pairs.map { ($0.key.stringValue ?? "?", OutputValue(plist: $0.value)) })
         }
     }
+}
+
+extension InfoCommand {
+    static let tool = ToolDeclaration(
+        title: "Store metadata", description: "The store's metadata: path, UUID, store type, journal mode, sizes, model source, history span."
+    ) { _ in try InfoCommand.parse([]) }
 }

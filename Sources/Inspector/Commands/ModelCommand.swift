@@ -3,7 +3,7 @@ import ArgumentParser
 import ManagedStore
 
 public struct ModelCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .model)
+    public static let traits = CommandTraits(group: .model, tool: tool)
 
     public static let configuration = CommandConfiguration(
         commandName: "model",
@@ -66,7 +66,6 @@ public struct ModelCommand: SessionCommand {
     private func diff(with other: String, session: Session) throws {
         let newModel = try Self.model(of: other)
         let diff = ModelDiff(from: session.store.model, to: newModel)
-        let format = session.format(output.format)
         let columns = ["entity", "property", "change", "detail", "migration", "rule"]
         func values(_ c: ModelDiff.Change) -> [OutputValue] {
             [.string(c.entity), c.property.map(OutputValue.string) ?? .null, .string(c.kind.rawValue), .string(c.detail),
@@ -77,30 +76,25 @@ public struct ModelCommand: SessionCommand {
         // Whether Core Data would open this store with the new model without migrating: its
         // entity version hashes against the store's metadata.
         let hashes = EntityHashComparison.compare(newModel, with: session.store.metadata)
-        if format == .json {
+        let store = session.store
+        let table: [ReportPart] = diff.changes.isEmpty ? [] : [.rows(columns, diff.changes.map(values))]
+        session.results(output).report(Report(value: {
             let changes = OutputValue.array(diff.changes.map { .object(Array(zip(columns, values($0)))) })
-            let rows = OutputValue.array(rejected.map { .object(Array(zip(DoctorReport.findingColumns, DoctorReport.values($0, store: session.store, short: false)))) })
-            session.output.line(OutputValue.object([("equivalent", .bool(diff.isEquivalent)), ("migration", .string(Self.migrationText(diff.migration))),
-                                                    ("verdict", .string(diff.verdict)),
-                                                    ("opensWithoutMigration", .bool(EntityHashComparison.opensWithoutMigration(hashes))),
-                                                    ("changes", changes), ("rejectedRows", rows)]).jsonText)
-        } else {
-            if !diff.changes.isEmpty {
-                let writer = RowWriter(columns: columns, format: format, sink: session.output)
-                diff.changes.forEach { writer.row(values($0)) }
-                writer.finish()
-                if format != .csv { session.output.line() }
-            }
-            // CSV stays rows only, for the programs that read it; the exit status says the rest.
-            if format != .csv {
-                session.output.line(diff.verdict)
-                session.output.line(Self.hashVerdict(hashes, model: "the other model"))
-                for f in rejected {
-                    session.output.line("rows: \(f.count) \(f.entity ?? "") row(s) break it: \(f.detail) (e.g. "
-                                        + f.examples.map { "\($0.entity)/p\($0.primaryKey)" }.joined(separator: ", ") + ")")
+            let rows = OutputValue.array(rejected.map { .object(Array(zip(DoctorReport.findingColumns, DoctorReport.values($0, store: store, short: false)))) })
+            return .object([("equivalent", .bool(diff.isEquivalent)), ("migration", .string(Self.migrationText(diff.migration))),
+                            ("verdict", .string(diff.verdict)),
+                            ("opensWithoutMigration", .bool(EntityHashComparison.opensWithoutMigration(hashes))),
+                            ("changes", changes), ("rejectedRows", rows)])
+        }, people: {
+            table + (table.isEmpty ? [] : [.gap]) + [.line(diff.verdict), .line(Self.hashVerdict(hashes, model: "the other model"))]
+                + rejected.map { f in
+                    .line("rows: \(f.count) \(f.entity ?? "") row(s) break it: \(f.detail) (e.g. "
+                          + f.examples.map { "\($0.entity)/p\($0.primaryKey)" }.joined(separator: ", ") + ")")
                 }
-            }
-        }
+        }, csv: {
+            // Rows only, for the programs that read it; the exit status says the rest.
+            table
+        }))
         session.output.flush()
         if !diff.isEquivalent { throw ModelsDiffer() }
     }
@@ -108,17 +102,15 @@ public struct ModelCommand: SessionCommand {
     private func hashes(session: Session) {
         let store = session.store
         let comparisons = EntityHashComparison.compare(store.model, with: store.metadata)
-        let format = session.format(output.format)
-        let writer = RowWriter(columns: ["entity", "computed", "stored", "match"], format: format, sink: session.output)
+        let results = session.results(output)
+        let writer = results.rows(["entity", "computed", "stored", "match"])
         for c in comparisons {
             writer.row([.string(c.entity), c.computed.map { .string(Self.hex($0)) } ?? .null,
                         c.stored.map { .string(Self.hex($0)) } ?? .null, .bool(c.matches)])
         }
         writer.finish()
-        if format == .table || format == .line {
-            session.output.line()
-            session.output.line(Self.hashVerdict(comparisons))
-        }
+        results.note("")
+        results.note(Self.hashVerdict(comparisons))
         if store.model.source.namesAreCaseInsensitive {
             session.warn("the store has no model cache and no --model was given: the model is the schema's guess, so its hashes cannot match")
         }
@@ -173,7 +165,7 @@ public struct ModelCommand: SessionCommand {
         let store = session.store
         let entities = try entity.map { [try store.entity($0)] }
         let census = try store.read { try ArchivedClassCensus(store: store, entities: entities, $0) }
-        let writer = RowWriter(columns: ["entity", "attribute", "transformer", "class", "rows"], format: session.format(output.format), sink: session.output)
+        let writer = session.results(output).rows(["entity", "attribute", "transformer", "class", "rows"])
         for line in census.lines {
             writer.row([.string(line.entityName), .string(line.attributeName), line.transformerName.map(OutputValue.string) ?? .null,
                         .string(Self.contentText(line.content)), .integer(Int64(line.rows))])
@@ -199,4 +191,28 @@ public struct ModelCommand: SessionCommand {
 /// saying so after the report.
 public struct ModelsDiffer: Error, CustomStringConvertible {
     public var description: String { "the models differ" }
+}
+
+extension ModelCommand {
+    static let tool = ToolDeclaration(
+        title: "The store's model",
+        description: "The store's model: xml (the .xcdatamodel contents, the default), hashes (each entity's version hash "
+            + "against the store's metadata: whether Core Data opens it without migrating), diff (against another model or "
+            + "store given as 'other': each change with the migration it needs, and the rows that would break) or classes "
+            + "(the classes archived in each transformable attribute).",
+        arguments: [ToolArgument("view", .string, "xml (default), hashes, diff or classes."),
+                    ToolArgument("other", .string, "For diff: the new model (.xcdatamodeld, .xcdatamodel or contents) or another store, on the server's machine."),
+                    .entity("For classes: only this entity.", required: false)]
+    ) { a in
+        var command = try ModelCommand.parse([])
+        let view = a.text("view") ?? "xml"
+        // export writes files: not a tool of a read-only server.
+        guard ["xml", "hashes", "diff", "classes"].contains(view) else {
+            throw CommandError.usage("model: 'view' takes xml, hashes, diff or classes, not '\(view)'")
+        }
+        command.view = view
+        command.target = view == "diff" ? a.text("other") : view == "classes" ? a.text("entity") : nil
+        if view == "diff", command.target == nil { throw CommandError.usage("model: view diff needs 'other', the new model or another store") }
+        return command
+    }
 }

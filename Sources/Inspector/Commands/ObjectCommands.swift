@@ -34,16 +34,12 @@ public struct GetCommand: SessionCommand {
         let keys = object.entity.attributes.map(\.attribute.name) + object.entity.relationships.map(\.relationship.name)
         var values: [OutputValue] = [.objectID(object.objectID.uri)]
         for key in keys { values.append(OutputValue(try c.value(of: object, key))) }
-        let format = session.format(output.format)
-        if format == .table {
-            let writer = RowWriter(columns: ["property", "value"], format: .table, sink: session.output)
-            for (key, value) in zip(["objectID"] + keys, values) { writer.row([.string(key), value]) }
-            writer.finish()
-        } else {
-            let writer = RowWriter(columns: ["objectID"] + keys, format: format, sink: session.output)
-            writer.row(values)
-            writer.finish()
-        }
+        let columns = ["objectID"] + keys
+        // A table turns the object on its side (a line per property); the rest print one row.
+        let row: () -> [ReportPart] = { [.rows(columns, [values])] }
+        session.results(output).report(Report(value: { .array([.object(Array(zip(columns, values)))]) },
+                                              people: { [.rows(["property", "value"], zip(columns, values).map { [.string($0), $1] })] },
+                                              csv: row, lines: row))
         if object.isInaccessible { session.warn("\(object.objectID.uri) is marked deleted: its row is gone from the store") }
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import ManagedStore
 
 public struct SQLCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .read)
+    public static let traits = CommandTraits(group: .read, tool: tool)
 
     public static let configuration = CommandConfiguration(
         commandName: "sql",
@@ -43,7 +43,7 @@ public struct SQLCommand: SessionCommand {
         var limits = QueryLimits()
         if let timeout { limits.seconds = timeout }
         try ReadOnlyQuery.run(sql, bindings: bindings, store: session.store, limits: limits, columns: { names in
-            writer = RowWriter(columns: names, format: session.format(output.format), sink: session.output)
+            writer = session.results(output).rows(names)
         }, row: { values in
             if skipped < offset {
                 skipped += 1
@@ -55,5 +55,38 @@ public struct SQLCommand: SessionCommand {
             return writer?.wantsMore ?? true
         })
         writer?.finish()
+    }
+}
+
+extension SQLCommand: PagedCommand {
+    static let tool = ToolDeclaration(
+        title: "Read-only SQL", description: "Read-only SQL against the store's tables: one statement; a statement that would write is refused.",
+        answersWithStoreContent: true,
+        arguments: [ToolArgument("query", .string, "One SQL statement.", required: true),
+                    ToolArgument("arguments", .values, "Values for the statement's ? parameters, in order."),
+                    .limit, .cursor],
+        rowsKey: "rows"
+    ) { a in
+        var command = try SQLCommand.parse([])
+        command.query = [a.text("query") ?? ""]
+        if case .array(let values)? = a.values["arguments"] { command.bind = values.map(binding) }
+        command.timeout = a.timeLimit
+        return command
+    }
+
+    /// A JSON value as `--bind` takes it for SQL's ?: text between quotes (only the outer
+    /// pair is taken off, so nothing inside needs escaping), numbers as they are, a boolean
+    /// as 1 or 0 (SQLite has no other), null as NULL.
+    static func binding(_ value: OutputValue) -> String {
+        switch value {
+        case .string(let s): return "\"" + s + "\""
+        case .integer, .real: return value.text
+        case .bool(let b): return b ? "1" : "0"
+        default: return "NULL"
+        }
+    }
+
+    public mutating func page(offset: Int, limit: Int) {
+        (self.offset, self.limit) = (offset, limit)
     }
 }

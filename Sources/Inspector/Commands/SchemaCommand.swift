@@ -2,7 +2,7 @@ import ArgumentParser
 import ManagedStore
 
 public struct SchemaCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .read, firstArgumentIsEntity: true)
+    public static let traits = CommandTraits(group: .read, firstArgumentIsEntity: true, tool: tool)
 
     public static let configuration = CommandConfiguration(
         commandName: "schema",
@@ -21,38 +21,35 @@ public struct SchemaCommand: SessionCommand {
     public func run(in session: Session) throws {
         let store = session.store
         let entities = try entity.map { [try store.entity($0)] } ?? store.mapping.entities
-        let format = session.format(output.format)
-        switch format {
-        case .json:
-            let items = entities.map { SchemaCommand.json($0, declared: store.model.entity(named: $0.name)) }
-            if entity != nil { session.output.line(items[0].jsonText) } else {
-                session.output.line("[" + items.map { "\n  " + $0.jsonText }.joined(separator: ",") + (items.isEmpty ? "]" : "\n]"))
-            }
-        case .csv, .line:
-            let writer = RowWriter(columns: ["entity"] + SchemaCommand.columns, format: format, sink: session.output)
-            for e in entities { for row in SchemaCommand.rows(e) { writer.row([.string(e.name)] + row) } }
-            writer.finish()
-        case .table:
-            for (i, e) in entities.enumerated() {
-                if i > 0 { session.output.line() }
-                var heading = "\(e.name)  table \(e.table)"
-                if let id = e.entityID { heading += ", Z_ENT \(id)" }
-                if let parent = e.superentityName { heading += ", parent \(parent)" }
-                if e.isAbstract { heading += ", abstract" }
-                session.output.line(heading)
-                let writer = RowWriter(columns: SchemaCommand.columns, format: .table, sink: session.output)
-                for row in SchemaCommand.rows(e) { writer.row(row) }
-                writer.finish()
-                // SwiftData's #Unique and #Index, Core Data's constraints and fetch indexes.
-                if let declared = store.model.entity(named: e.name) {
-                    for constraint in declared.uniquenessConstraints { session.output.line("unique: " + constraint.joined(separator: ", ")) }
-                    for index in declared.fetchIndexes {
-                        session.output.line("index \(index.name): " + index.elements.map { $0.propertyName + ($0.isAscending ? "" : " desc") }
-                            .joined(separator: ", "))
-                    }
-                }
+        let flat: () -> [ReportPart] = {
+            [.rows(["entity"] + SchemaCommand.columns, entities.flatMap { e in SchemaCommand.rows(e).map { [.string(e.name)] + $0 } })]
+        }
+        let single = entity != nil
+        session.results(output).report(Report(
+            value: {
+                let items = entities.map { SchemaCommand.json($0, declared: store.model.entity(named: $0.name)) }
+                return single ? items[0] : .array(items)
+            },
+            people: { entities.enumerated().flatMap { i, e in (i > 0 ? [.gap] : []) + SchemaCommand.people(e, declared: store.model.entity(named: e.name)) } },
+            csv: flat, lines: flat))
+    }
+
+    /// One entity as a table shows it: a heading, its properties, its constraints and indexes.
+    static func people(_ e: EntityMapping, declared: EntityDescription?) -> [ReportPart] {
+        var heading = "\(e.name)  table \(e.table)"
+        if let id = e.entityID { heading += ", Z_ENT \(id)" }
+        if let parent = e.superentityName { heading += ", parent \(parent)" }
+        if e.isAbstract { heading += ", abstract" }
+        var parts: [ReportPart] = [.line(heading), .rows(SchemaCommand.columns, SchemaCommand.rows(e))]
+        // SwiftData's #Unique and #Index, Core Data's constraints and fetch indexes.
+        if let declared {
+            for constraint in declared.uniquenessConstraints { parts.append(.line("unique: " + constraint.joined(separator: ", "))) }
+            for index in declared.fetchIndexes {
+                parts.append(.line("index \(index.name): " + index.elements.map { $0.propertyName + ($0.isAscending ? "" : " desc") }
+                    .joined(separator: ", ")))
             }
         }
+        return parts
     }
 
     static func rows(_ e: EntityMapping) -> [[OutputValue]] {
@@ -157,5 +154,16 @@ public struct SchemaCommand: SessionCommand {
         case .none(let reason):
             return .object([("kind", .string("none")), ("reason", .string(reason))])
         }
+    }
+}
+
+extension SchemaCommand {
+    static let tool = ToolDeclaration(
+        title: "Entity schema", description: "An entity's attributes, relationships and columns (all entities without one).",
+        arguments: [.entity(required: false)]
+    ) { a in
+        var command = try SchemaCommand.parse([])
+        command.entity = a.text("entity")
+        return command
     }
 }

@@ -42,7 +42,7 @@ public struct WatchCommand: SessionCommand {
         let predicate = try self.predicate.predicate(warn: session.warn)
         if predicate != nil && entity == nil { throw CommandError.usage("--where needs an ENTITY to watch") }
         let watcher = StoreWatcher(store: store, entity: entity, predicate: predicate, predicateText: self.predicate.text)
-        let printer = WatchPrinter(format: session.format(output.format), sink: session.output)
+        let printer = WatchPrinter(session.results(output))
         var seen = 0
         do {
             let what = entity.map { "\($0.name) in \(store.path)" } ?? store.path
@@ -55,32 +55,24 @@ public struct WatchCommand: SessionCommand {
         } catch where Cancellation.isInterruption(error) {
             // Ctrl-C is how a watch ends: what was printed stands.
         }
-        printer.finish()
+        session.output.flush()
     }
 }
 
-/// Watch lines, flushed one by one: a line of text, a CSV row, or a JSON object per line.
-final class WatchPrinter {
-    let format: OutputFormat
-    let sink: OutputSink
-    private var rows: RowWriter?
+/// Watch events as the output layer shows them: a JSON object, a CSV row or a sentence each.
+struct WatchPrinter {
+    let events: EventStream
     static let columns = ["time", "type", "objectID", "changes", "author", "contextName", "processID"]
 
-    init(format: OutputFormat, sink: OutputSink) {
-        self.format = format
-        self.sink = sink
-        if format == .csv {
-            rows = RowWriter(columns: WatchPrinter.columns, format: .csv, sink: sink)
-            sink.flush()
-        }
+    init(_ results: Results) {
+        events = results.events(columns: WatchPrinter.columns)
     }
 
     func print(_ event: WatchEvent) {
         let time = OutputValue.date(Date().timeIntervalSinceReferenceDate)
         let type = event.kind.rawValue
         let t = event.transaction
-        switch format {
-        case .json:
+        events.emit(value: {
             let changes = OutputValue.object(event.values.map { key, value in (key, .object([("new", OutputValue(value))])) })
             var pairs: [(String, OutputValue)] = [("time", time), ("type", .string(type)), ("objectID", .objectID(event.objectID.uri))]
             pairs.append(("changes", changes))
@@ -88,20 +80,19 @@ final class WatchPrinter {
             pairs.append(("author", HistoryRows.text(t?.author)))
             pairs.append(("contextName", HistoryRows.text(t?.contextName)))
             pairs.append(("processID", HistoryRows.text(t?.processID)))
-            sink.line(OutputValue.object(pairs).jsonText)
-        case .csv:
-            rows?.row([time, .string(type), .objectID(event.objectID.uri), .string(summary(event)), HistoryRows.text(t?.author),
-                       HistoryRows.text(t?.contextName), HistoryRows.text(t?.processID)])
-        case .table, .line:
+            return .object(pairs)
+        }, row: {
+            [time, .string(type), .objectID(event.objectID.uri), .string(summary(event)), HistoryRows.text(t?.author),
+             HistoryRows.text(t?.contextName), HistoryRows.text(t?.processID)]
+        }, sentence: {
             var line = "\(time.text)  \(type)  \(event.objectID.uri)"
             let described = summary(event)
             if !described.isEmpty { line += "  " + described }
             if let t {
                 line += "  (transaction \(t.token) by \(t.author ?? "no author"), context \(t.contextName ?? "unnamed"), process \(t.processID ?? "unknown"))"
             }
-            sink.line(line)
-        }
-        sink.flush()
+            return line
+        })
     }
 
     /// `age → 31; name → "b"` for an update, `key=value, …` for an insert or an object that
@@ -120,6 +111,4 @@ final class WatchPrinter {
         case .deleted, .left: return ""
         }
     }
-
-    func finish() { sink.flush() }
 }

@@ -24,8 +24,8 @@ public final class OutputSink {
     public let byteLimit: Int?
     /// Whether bytes past `byteLimit` were dropped; a command may stop when it sees this.
     public private(set) var overflowed = false
-    /// Where rows go as values rather than as text (see `RowReceiver`).
-    public weak var rowReceiver: RowReceiver?
+    /// Where rows go as values rather than as text (see `ResultReceiver`).
+    public weak var resultReceiver: ResultReceiver?
 
     /// A file sink writes each time 64 KiB have gathered; a collecting sink grows instead.
     public init(handle: FileHandle, terminalWidth: Int? = nil) {

@@ -21,13 +21,12 @@ extension OutputValue {
         }
     }
 
-    /// A managed object's property: to-many relationships as arrays of object IDs.
+    /// A managed object's property: to-many relationships as arrays of object IDs. One
+    /// value at a time (`get`, `changes`, watch); it is `ShownValues`' conversion, which a
+    /// fetch keeps for all its rows, so that both show a value the same way.
     public init(_ value: ObjectValue, rawArchives: Bool = false) {
-        switch value {
-        case .attribute(let a): self.init(a, rawArchives: rawArchives)
-        case .toOne(let id): self = id.map { .objectID($0.uri) } ?? .null
-        case .toMany(let ids): self = .array(ids.map { .objectID($0.uri) })
-        }
+        var shown = ShownValues(rawArchives: rawArchives)
+        self = shown.value(value)
     }
 
     /// A transformable's bytes decoded as Foundation would unarchive them; bytes that are no

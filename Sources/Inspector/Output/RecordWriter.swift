@@ -1,7 +1,7 @@
-/// Writes one record of named values (`info`, a single object): aligned `key: value`
+/// Writes one record of named values (`info`, a single object) for `Results`: aligned `key: value`
 /// lines for a table, an object in JSON, `key,value` rows in CSV.
-public enum RecordWriter {
-    public static func write(_ pairs: [(String, OutputValue)], format: OutputFormat, sink: OutputSink) {
+enum RecordWriter {
+    static func write(_ pairs: [(String, OutputValue)], format: OutputFormat, sink: OutputSink) {
         switch format {
         case .json:
             sink.line(OutputValue.object(pairs).jsonText)

@@ -18,7 +18,7 @@ public final class RowWriter {
     private let nested: Set<String>
 
     /// The sink's receiver, which takes the rows as values instead of text.
-    private let receiver: RowReceiver?
+    private let receiver: ResultReceiver?
     /// Rows go into the sink field by field as they are given (CSV, JSON, line); a table,
     /// nested JSON and a receiver take a row whole, collected in `fields`.
     private let streams: Bool
@@ -28,12 +28,12 @@ public final class RowWriter {
     /// False once the receiver wants no more rows: a command that can stop early does.
     public private(set) var wantsMore = true
 
-    public init(columns: [String], format: OutputFormat, sink: OutputSink, nested: Set<String> = []) {
+    init(columns: [String], format: OutputFormat, sink: OutputSink, nested: Set<String> = []) {
         self.columns = columns
         self.format = format
         self.sink = sink
         self.nested = nested
-        receiver = sink.rowReceiver
+        receiver = sink.resultReceiver
         streams = receiver == nil && format != .table && (format != .json || nested.isEmpty)
         switch format {
         // After the first key, each carries the comma before it: one copy a field.

@@ -65,7 +65,9 @@ public final class Session {
         if let contextSet { contextSet.coordinator.close() } else { store.close() }
     }
 
-    public func format(_ override: OutputFormat?) -> OutputFormat {
-        override ?? format
+    /// Where a command's answer goes, in the format its `--format` asks for or the
+    /// session's: the command hands over what it found and never reads the format itself.
+    public func results(_ option: FormatOption) -> Results {
+        Results(format: option.format ?? format, sink: output)
     }
 }
