@@ -5,12 +5,12 @@ import XCTest
 /// grouped, each with its own declaration's abstract; `help COMMAND` is `COMMAND --help`.
 final class OverviewTests: XCTestCase {
     static let commands = ["info", "entities", "schema", "fetch", "count", "explain", "sql", "batch-update", "batch-delete",
-                           "history", "watch", "cloudkit", "doctor", "model", "stores", "mcp"]
+                           "history", "watch", "cloudkit", "doctor", "snapshot", "snapshots", "restore", "model", "stores", "mcp"]
 
     func testHelpListsEveryCommandInItsGroup() throws {
         let help = try CLI.run(["--help"])
         XCTAssertEqual(help.status, 0, help.stderr)
-        for group in ["Read:", "Change:", "History and sync:", "Health:", "Model:", "Find:", "Serve:"] {
+        for group in ["Read:", "Change:", "History and sync:", "Health:", "Before and after:", "Model:", "Find:", "Serve:"] {
             XCTAssertTrue(help.stdout.contains("\n\(group)\n"), "\(group) in \(help.stdout)")
         }
         let listed = help.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("  cdinspect") }

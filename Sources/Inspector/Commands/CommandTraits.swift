@@ -33,6 +33,7 @@ public enum OverviewGroup: String, CaseIterable, Sendable {
     case change = "Change"
     case historyAndSync = "History and sync"
     case health = "Health"
+    case beforeAndAfter = "Before and after"
     case model = "Model"
     case find = "Find"
     case serve = "Serve"

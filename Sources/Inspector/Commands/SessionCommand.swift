@@ -62,6 +62,9 @@ public enum CommandTable {
         WatchCommand.self,
         CloudKitCommand.self,
         DoctorCommand.self,
+        SnapshotCommand.self,
+        SnapshotsCommand.self,
+        RestoreCommand.self,
         SQLCommand.self,
         ModelCommand.self,
     ]

@@ -42,6 +42,7 @@ public enum ExitStatus {
         if case BatchError.nothingToSet(let entity) = error { return "batch-update \(entity) needs at least one --set KEY=VALUE" }
         if case StoreError.walBesideImmutable = error { return "\(error) (drop --immutable, or copy the store after a checkpoint)" }
         if case ContextError.undoOff = error { return "\(error) (context set undo on)" }
+        if case SnapshotError.storeInUse = error { return "\(error) (--force restores anyway)" }
         return String(describing: error)
     }
 }

@@ -116,10 +116,7 @@ public enum AttributeValueDecoder {
     /// Core Data keeps externally stored data in `.<store name>_SUPPORT/_EXTERNAL_DATA/<UUID>`
     /// beside the store.
     public static func externalDataPath(for storePath: String, name: String) -> String {
-        let url = URL(fileURLWithPath: storePath)
-        let base = url.deletingPathExtension().lastPathComponent
-        return url.deletingLastPathComponent()
-            .appendingPathComponent(".\(base)_SUPPORT/_EXTERNAL_DATA/\(name)").path
+        StoreCompanions(storePath: storePath).externalData.appendingPathComponent(name).path
     }
 
     /// A keyed archive says its root object's class (or is a bare string or number, which

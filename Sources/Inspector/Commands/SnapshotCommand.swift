@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import ManagedStore
+
+public struct SnapshotCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .beforeAndAfter)
+
+    public static let configuration = CommandConfiguration(
+        commandName: "snapshot",
+        abstract: "Keep a consistent copy of the store, to compare with or to restore later.",
+        discussion: """
+            The copy is taken while an app may be writing: the rows through SQLite's backup API in one read \
+            transaction (never a copy of the files of a live -wal store), with the external data folder \
+            (.<store>_SUPPORT/_EXTERNAL_DATA) and any CloudKit asset folder (<store>_ckAssets), and a \
+            manifest.json (source, store UUID, time, model version hashes, object counts, SQLite's quick_check \
+            of the copy). The copy is a plain store, one file in rollback mode, that every command opens. \
+            Without --to it is kept under $XDG_DATA_HOME/cdinspect/snapshots/STORE-UUID/NAME \
+            (~/.local/share/… without XDG_DATA_HOME), where 'snapshots' lists it and 'restore' and 'diff' \
+            find it by name. NAME defaults to the time (2026-11-27T20-31-05Z).
+            """)
+
+    @Argument(help: ArgumentHelp("The snapshot's name: letters, digits, '.', '-' and '_' (default: the time).", valueName: "name"))
+    public var name: String?
+
+    @Option(name: .customLong("to"), help: ArgumentHelp("Write it into this folder (new or empty) instead of the library.", valueName: "dir"),
+            completion: .directory)
+    public var folder: String?
+
+    @OptionGroup public var output: FormatOption
+
+    public init() {}
+
+    public func run(in session: Session) throws {
+        let store = session.store
+        let name = self.name ?? StoreSnapshot.defaultName()
+        try StoreSnapshot.checkName(name)
+        let folder: URL
+        if let path = self.folder {
+            folder = URL(fileURLWithPath: path, isDirectory: true)
+        } else {
+            folder = StoreSnapshot.folder(root: SnapshotLibrary.root, storeUUID: try SnapshotLibrary.uuid(of: store), name: name)
+            if FileManager.default.fileExists(atPath: folder.path) { throw SnapshotError.nameTaken(name: name, path: folder.path) }
+        }
+        let snapshot = try StoreSnapshot.take(of: store, name: name, into: folder)
+        let m = snapshot.manifest
+        session.results(output).report(Report(value: { SnapshotLibrary.value(snapshot) }, people: {
+            let objects = m.entityCounts.values.reduce(0, +)
+            var parts: [ReportPart] = [.line("snapshot \(m.name) of \(store.path): \(objects) object(s) in \(m.entityCounts.count) entities, "
+                                              + "quick_check \(m.integrityCheck)"),
+                                       .line("  in \(snapshot.folder.path)")]
+            if m.externalDataFiles > 0 { parts.append(.line("  with \(m.externalDataFiles) external data file(s)")) }
+            for folder in m.cloudKitAssetFolders { parts.append(.line("  with the CloudKit assets of \(folder)")) }
+            return parts
+        }, csv: { [.rows(SnapshotLibrary.columns, [SnapshotLibrary.row(snapshot)])] }))
+        if m.integrityCheck != "ok" { session.warn("SQLite's quick_check of the copy found: \(m.integrityCheck)") }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import ManagedStore
+
+/// Where snapshots taken without `--to` are kept: `$XDG_DATA_HOME/cdinspect/snapshots`
+/// (`~/.local/share/cdinspect/snapshots` without it), one folder per store UUID, one per
+/// snapshot in it. Read here, in the front end: the core reads no environment.
+enum SnapshotLibrary {
+    static var root: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"].map { $0 + "/.local/share" } ?? NSHomeDirectory() + "/.local/share")
+        return URL(fileURLWithPath: data, isDirectory: true).appendingPathComponent("cdinspect/snapshots", isDirectory: true)
+    }
+
+    /// The store's UUID, which names its folder; a plain SQLite file has none.
+    static func uuid(of store: PersistentStore) throws -> String {
+        guard !store.uuid.isEmpty else { throw SnapshotError.noStoreUUID(path: store.path) }
+        return store.uuid
+    }
+
+    /// A snapshot as a command names it: a folder holding one (a path), or a name among
+    /// the store's.
+    static func snapshot(_ word: String, of store: PersistentStore) throws -> StoreSnapshot {
+        var isDirectory: ObjCBool = false
+        if word.contains("/") || (FileManager.default.fileExists(atPath: word, isDirectory: &isDirectory) && isDirectory.boolValue) {
+            return try StoreSnapshot(folder: URL(fileURLWithPath: word, isDirectory: true))
+        }
+        try StoreSnapshot.checkName(word)
+        let uuid = try uuid(of: store)
+        let folder = StoreSnapshot.folder(root: root, storeUUID: uuid, name: word)
+        guard FileManager.default.fileExists(atPath: folder.path) else {
+            throw SnapshotError.notFound(name: word, known: StoreSnapshot.all(root: root, storeUUID: uuid).map(\.name))
+        }
+        return try StoreSnapshot(folder: folder)
+    }
+
+    static let columns = ["name", "time", "objects", "integrityCheck", "externalDataFiles", "path"]
+
+    /// A snapshot as `snapshots` lists it.
+    static func row(_ s: StoreSnapshot) -> [OutputValue] {
+        [.string(s.name), .string(s.manifest.time), .integer(Int64(s.manifest.entityCounts.values.reduce(0, +))),
+         .string(s.manifest.integrityCheck), .integer(Int64(s.manifest.externalDataFiles)), .string(s.folder.path)]
+    }
+
+    /// A snapshot whole, as JSON shows it: its manifest and where it is.
+    static func value(_ s: StoreSnapshot) -> OutputValue {
+        let m = s.manifest
+        func sorted(_ d: [String: Int]) -> OutputValue { .object(d.sorted { $0.key < $1.key }.map { ($0.key, .integer(Int64($0.value))) }) }
+        return .object([
+            ("name", .string(m.name)), ("path", .string(s.folder.path)), ("store", .string(s.storePath)), ("source", .string(m.source)),
+            ("storeUUID", .string(m.storeUUID)), ("time", .string(m.time)), ("entityCounts", sorted(m.entityCounts)),
+            ("integrityCheck", .string(m.integrityCheck)), ("journalMode", .string(m.journalMode)),
+            ("externalDataFiles", .integer(Int64(m.externalDataFiles))),
+            ("cloudKitAssetFolders", .array(m.cloudKitAssetFolders.map(OutputValue.string))),
+            ("modelVersionHashes", .object(m.modelVersionHashes.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+        ])
+    }
+}

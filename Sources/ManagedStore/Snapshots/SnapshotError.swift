@@ -1,0 +1,43 @@
+/// Why a snapshot could not be taken, found or put back, in Core Data's and the file
+/// system's terms; the command line adds its options.
+public enum SnapshotError: Error, CustomStringConvertible, Equatable {
+    /// A name that is no single plain folder name.
+    case badName(String)
+    case nameTaken(name: String, path: String)
+    /// `--to`'s folder already holds a file of the snapshot's.
+    case targetOccupied(path: String)
+    /// No snapshot of that name for the store; `known` lists the ones there are.
+    case notFound(name: String, known: [String])
+    case notASnapshot(path: String)
+    case damagedManifest(path: String, detail: String)
+    /// A plain SQLite file has no store UUID to file its snapshots under.
+    case noStoreUUID(path: String)
+    /// Other processes have the store open: a restore under them would hand them a store
+    /// that changed beneath their connections.
+    case storeInUse(path: String, users: [ProcessUse])
+    /// The snapshot's model version hashes are not the store's, by entity.
+    case modelDiffers(entities: [String])
+    /// The snapshot's store file is missing from its folder.
+    case storeFileMissing(path: String)
+
+    public var description: String {
+        switch self {
+        case .badName(let name):
+            return "'\(name)' cannot name a snapshot: use letters, digits, '.', '-' and '_', not starting with '.'"
+        case .nameTaken(let name, let path): return "a snapshot named '\(name)' exists already (\(path))"
+        case .targetOccupied(let path): return "\(path) exists: a snapshot is written into a new or empty folder"
+        case .notFound(let name, let known):
+            return "no snapshot named '\(name)' of this store" + (known.isEmpty ? " (it has none)" : " (it has " + known.joined(separator: ", ") + ")")
+        case .notASnapshot(let path): return "\(path) is no snapshot: it has no \(SnapshotManifest.fileName)"
+        case .damagedManifest(let path, let detail): return "\(path) cannot be read: \(detail)"
+        case .noStoreUUID(let path): return "\(path) has no store UUID (Z_METADATA): its snapshots have no folder of their own"
+        case .storeInUse(let path, let users):
+            return "\(path) is open in " + users.map(\.description).joined(separator: ", ")
+                + ": a restore would change the store under its connections"
+        case .modelDiffers(let entities):
+            return "the snapshot's model is not the store's: the version hashes of " + entities.joined(separator: ", ")
+                + " differ, so the app would not open the restored store without a migration"
+        case .storeFileMissing(let path): return "the snapshot's store file \(path) is missing"
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+
+/// A consistent copy of a store, taken while an app may be writing to it: its rows through
+/// SQLite's backup API inside one read transaction (never a copy of the files, which would
+/// tear a store whose `-wal` is being written), its external data and CloudKit asset
+/// folders, and a `manifest.json`. The copy is a plain store in rollback mode, one file that
+/// every command opens; its folders keep the names they have beside the store.
+public struct StoreSnapshot: Sendable {
+    public let folder: URL
+    public let manifest: SnapshotManifest
+
+    public var name: String { manifest.name }
+    /// The copy of the store file.
+    public var storePath: String { folder.appendingPathComponent(manifest.storeFile).path }
+
+    /// The snapshot in `folder`.
+    public init(folder: URL) throws {
+        self.folder = folder
+        manifest = try SnapshotManifest.read(in: folder)
+        guard FileManager.default.fileExists(atPath: storePath) else { throw SnapshotError.storeFileMissing(path: storePath) }
+    }
+
+    /// A name a snapshot can have: one plain folder name.
+    public static func checkName(_ name: String) throws {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+        guard !name.isEmpty, name.count <= 100, !name.hasPrefix("."), name.allSatisfy(allowed.contains) else {
+            throw SnapshotError.badName(name)
+        }
+    }
+
+    /// The default name: the time, to the second, in UTC (`2026-11-27T20-31-05Z`).
+    public static func defaultName(at date: Date = Date()) -> String {
+        timestamp(date).replacingOccurrences(of: ":", with: "-")
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    /// The folder of a store's snapshot under a library root: `ROOT/STORE-UUID/NAME`.
+    public static func folder(root: URL, storeUUID: String, name: String) -> URL {
+        root.appendingPathComponent(storeUUID, isDirectory: true).appendingPathComponent(name, isDirectory: true)
+    }
+
+    /// The snapshots of the store with `storeUUID` under a library root, oldest first.
+    public static func all(root: URL, storeUUID: String) -> [StoreSnapshot] {
+        let shelf = root.appendingPathComponent(storeUUID, isDirectory: true)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: shelf.path)) ?? []
+        return names.filter { !$0.hasPrefix(".") }
+            .compactMap { try? StoreSnapshot(folder: shelf.appendingPathComponent($0, isDirectory: true)) }
+            .sorted { ($0.manifest.time, $0.name) < ($1.manifest.time, $1.name) }
+    }
+
+    /// Takes a snapshot of `store` named `name` into `folder`, which must be new or empty.
+    /// It is made in a hidden folder beside `folder` and moved into place when whole: an
+    /// interrupted snapshot leaves nothing that looks like one.
+    @discardableResult
+    public static func take(of store: PersistentStore, name: String, into folder: URL, at date: Date = Date()) throws -> StoreSnapshot {
+        try checkName(name)
+        let fm = FileManager.default
+        if let contents = try? fm.contentsOfDirectory(atPath: folder.path), !contents.isEmpty {
+            throw SnapshotError.targetOccupied(path: folder.path)
+        }
+        let parent = folder.deletingLastPathComponent()
+        try fm.createDirectory(at: parent, withIntermediateDirectories: true)
+        let partial = parent.appendingPathComponent(".\(folder.lastPathComponent).cdinspect-partial-\(getpid())", isDirectory: true)
+        try? fm.removeItem(at: partial)
+        try fm.createDirectory(at: partial, withIntermediateDirectories: true)
+        do {
+            let storeFile = URL(fileURLWithPath: store.path).lastPathComponent
+            let copy = partial.appendingPathComponent(storeFile).path
+            let counts = try copyRows(of: store, to: copy)
+            let check = try finish(copy)
+            let companions = StoreCompanions(storePath: store.path)
+            var copied: [String] = []
+            for relative in companions.existingFolders {
+                let target = partial.appendingPathComponent(relative)
+                try fm.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try fm.copyItem(at: URL(fileURLWithPath: store.path).deletingLastPathComponent().appendingPathComponent(relative), to: target)
+                copied.append(relative)
+            }
+            let manifest = SnapshotManifest(
+                name: name, source: URL(fileURLWithPath: store.path).standardizedFileURL.path, storeFile: storeFile,
+                storeUUID: store.uuid, time: timestamp(date),
+                modelVersionHashes: (store.metadata?.versionHashes ?? [:]).mapValues { Data($0).base64EncodedString() },
+                entityCounts: counts, integrityCheck: check, journalMode: store.file.journalMode.rawValue,
+                externalDataFiles: copied.contains(companions.externalDataName) ? companions.externalDataFiles.count : 0,
+                cloudKitAssetFolders: copied.filter { $0 != companions.externalDataName })
+            try manifest.encoded().write(to: partial.appendingPathComponent(SnapshotManifest.fileName))
+            if fm.fileExists(atPath: folder.path) { try fm.removeItem(at: folder) }
+            try fm.moveItem(at: partial, to: folder)
+            return try StoreSnapshot(folder: folder)
+        } catch {
+            try? fm.removeItem(at: partial)
+            throw error
+        }
+    }
+
+    /// Copies the store's pages into a new file at `path`, and counts its objects, in one
+    /// read transaction: the copy and the counts are of the same moment.
+    private static func copyRows(of store: PersistentStore, to path: String) throws -> [String: Int] {
+        let destination = try DatabaseQueue(path: path)
+        defer { try? destination.close() }
+        do {
+            return try store.reader.read { db in
+                let counts = store.schema.isCoreDataStore ? try EntityCounts.read(store, db).own : [:]
+                try destination.writeWithoutTransaction { copy in
+                    try db.backup(to: copy, pagesPerStep: 4096) { _ in try Cancellation.check() }
+                }
+                return counts
+            }
+        } catch {
+            throw StoreConnection.translate(error, file: store.file)
+        }
+    }
+
+    /// Makes the copy one self-contained file (rollback journal mode, so no `-wal` goes
+    /// with it) and checks it with SQLite's `quick_check`.
+    private static func finish(_ path: String) throws -> String {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = DELETE")
+            let found = try String.fetchAll(db, sql: "PRAGMA quick_check")
+            return found.joined(separator: "; ")
+        }
+    }
+}
