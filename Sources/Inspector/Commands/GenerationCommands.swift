@@ -94,18 +94,33 @@ public struct GenerationsCommand: SessionCommand {
 public struct DiffCommand: SessionCommand {
     public static let configuration = CommandConfiguration(
         commandName: "diff",
-        abstract: "List the objects inserted, updated and deleted between two generations.",
+        abstract: "List the objects inserted, updated and deleted between two generations, or against another store.",
         discussion: """
             A and B are generation tokens, context names (a context's generation; an unpinned context's is \
             the newest), or 'current'. B defaults to the newest committed state. Changes are found from \
-            Z_PK and Z_OPT, entity by entity: 'before' and 'after' are the row's Z_OPT in A and in B.
+            Z_PK and Z_OPT, entity by entity: 'before' and 'after' are the row's Z_OPT in A and in B. \
+            With --store OTHER (another store, a snapshot's folder, or the name of one of this store's \
+            snapshots), the store is compared with OTHER object by object, as 'cdinspect diff STORE OTHER' \
+            does: the objects OTHER has and this store not are 'inserted'.
             """)
-    @Argument(help: ArgumentHelp("The older generation.", valueName: "A")) public var older: String
+    @Argument(help: ArgumentHelp("The older generation.", valueName: "A")) public var older: String?
     @Argument(help: ArgumentHelp("The newer generation (default: the newest).", valueName: "B")) public var newer: String?
+    @Option(name: .customLong("store"), help: ArgumentHelp("Compare the store with another store or a snapshot instead.", valueName: "other"),
+            completion: .file())
+    public var otherStore: String?
+    @OptionGroup public var storeDiff: StoreDiffOptions
     @OptionGroup public var output: FormatOption
     public init() {}
 
     public func run(in session: Session) throws {
+        if let otherStore {
+            guard older == nil, newer == nil else { throw CommandError.usage("diff --store compares stores: it takes no generations") }
+            let other = try PersistentStore(path: try SnapshotLibrary.storePath(otherStore, beside: session.store), options: .init(readonly: true))
+            defer { other.close() }
+            return try storeDiff.compare(session.store, other, results: session.results(output))
+        }
+        guard let older else { throw CommandError.usage("diff needs a generation A, or --store OTHER") }
+        if !storeDiff.matches.isEmpty || !storeDiff.entities.isEmpty { throw CommandError.usage("--match and --entity go with --store") }
         let coordinator = session.contexts.coordinator
         let (a, b) = (try generation(older, in: session), try newer.map { try generation($0, in: session) } ?? nil)
         let writer = session.results(output).rows(["change", "objectID", "before", "after"])

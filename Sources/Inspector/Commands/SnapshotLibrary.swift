@@ -4,7 +4,7 @@ import ManagedStore
 /// Where snapshots taken without `--to` are kept: `$XDG_DATA_HOME/cdinspect/snapshots`
 /// (`~/.local/share/cdinspect/snapshots` without it), one folder per store UUID, one per
 /// snapshot in it. Read here, in the front end: the core reads no environment.
-enum SnapshotLibrary {
+public enum SnapshotLibrary {
     static var root: URL {
         let environment = ProcessInfo.processInfo.environment
         let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
@@ -20,7 +20,7 @@ enum SnapshotLibrary {
 
     /// A snapshot as a command names it: a folder holding one (a path), or a name among
     /// the store's.
-    static func snapshot(_ word: String, of store: PersistentStore) throws -> StoreSnapshot {
+    public static func snapshot(_ word: String, of store: PersistentStore) throws -> StoreSnapshot {
         var isDirectory: ObjCBool = false
         if word.contains("/") || (FileManager.default.fileExists(atPath: word, isDirectory: &isDirectory) && isDirectory.boolValue) {
             return try StoreSnapshot(folder: URL(fileURLWithPath: word, isDirectory: true))
@@ -32,6 +32,18 @@ enum SnapshotLibrary {
             throw SnapshotError.notFound(name: word, known: StoreSnapshot.all(root: root, storeUUID: uuid).map(\.name))
         }
         return try StoreSnapshot(folder: folder)
+    }
+
+    /// The store a diff's side names: a snapshot's folder, a store file, the name of one of
+    /// `store`'s snapshots, or (without `store`) an app's name, as STORE everywhere.
+    public static func storePath(_ word: String, beside store: PersistentStore?) throws -> String {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: word, isDirectory: &isDirectory) {
+            return isDirectory.boolValue ? try StoreSnapshot(folder: URL(fileURLWithPath: word, isDirectory: true)).storePath : word
+        }
+        guard let store else { return try StoreSearch.resolve(word) }
+        guard !word.contains("/"), (try? StoreSnapshot.checkName(word)) != nil, !store.uuid.isEmpty else { throw StoreError.notFound(path: word) }
+        return try snapshot(word, of: store).storePath
     }
 
     static let columns = ["name", "time", "objects", "integrityCheck", "externalDataFiles", "path"]

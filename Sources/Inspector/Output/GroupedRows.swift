@@ -28,12 +28,22 @@ public final class GroupedRows {
     /// the nested JSON; `row`, the flat values under the columns. False when the receiver
     /// wants no more rows.
     public func add(record: () -> OutputValue, json: (OutputSink) -> Void, row: () -> [OutputValue]) -> Bool {
+        add(record: record, json: json, rows: { [row()] })
+    }
+
+    /// One record that shows as several flat rows (an updated object, a row per change).
+    public func add(record: () -> OutputValue, json: (OutputSink) -> Void, rows: () -> [[OutputValue]]) -> Bool {
         switch target {
         case .receiver(let receiver): return receiver.receive(record())
         case .json: json(sink)
-        case .rows(let writer): writer.row(row())
+        case .rows(let writer): rows().forEach(writer.row)
         }
         return true
+    }
+
+    /// What only the nested JSON has: a group's head or its end.
+    public func json(_ write: (OutputSink) -> Void) {
+        if case .json = target { write(sink) }
     }
 
     /// Ends the listing; `json` closes the nested JSON.
