@@ -47,6 +47,24 @@ final class ExampleScriptTests: ExampleStoreTestCase {
         XCTAssertEqual(lines.last, "migration_required Person birthday 1")
     }
 
+    /// `Examples/before-and-after.sh`: the snapshot, the three changes "the test" made, and
+    /// nothing left after the restore.
+    func testBeforeAndAfterScript() throws {
+        let r = try shellScript("before-and-after.sh")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let u = { (short: String) in Fixtures.uri(short) }
+        XCTAssertEqual(r.stdout.split(separator: "\n").map(String.init), [
+            "name,objects,integrityCheck", "clean,24,ok",
+            "entity,change,objectID,key",
+            "Car,deleted,\(u("Car/p3")),NULL",
+            "Person,inserted,\(u("Person/p11")),NULL",
+            "Person,updated,\(u("Person/p2")),age",
+            "Person,updated,\(u("Person/p3")),cars",
+            "entity,change,objectID,key,old,new",
+        ], r.stdout)
+        XCTAssertTrue(r.stderr.contains("the stores differ"), r.stderr)
+    }
+
     func testSeed001QueryGenerationScript() throws {
         let result = try run("seed-001-query-generations.cdi")
         XCTAssertEqual(result.status, 0, result.stderr)
