@@ -23,7 +23,9 @@ struct ToolAnswer {
             let answer = AnswerCollector(bytes: MCPTools.byteCap)
             sink.resultReceiver = answer
             try call.run(try call.command(arguments), into: sink)
-            let text = (answer.text ?? String(decoding: sink.collected, as: UTF8.self)).trimmingCharacters(in: .whitespacesAndNewlines)
+            let printed = String(decoding: sink.collected, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            // Rows, none of them: the empty list the command line's JSON prints.
+            let text = answer.text?.trimmingCharacters(in: .whitespacesAndNewlines) ?? (printed.isEmpty ? "[]" : printed)
             guard !sink.overflowed, !answer.overflowed, ReplyBytes.inReply(text) <= MCPTools.byteCap - MCPTools.envelope else {
                 throw CommandError.failed("the answer is larger than \(MCPTools.byteCap >> 20) MiB; ask for less (one entity, a predicate)")
             }
@@ -69,6 +71,7 @@ struct ToolCall {
         } catch is DoctorFoundErrors {
             // The report is the answer; the command line's exit status 1 has no place here.
         } catch is ModelsDiffer {
+        } catch is StoresDiffer {
         }
         sink.flush()
     }

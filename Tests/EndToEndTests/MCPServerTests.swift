@@ -62,7 +62,7 @@ final class MCPServerTests: XCTestCase {
 
         let listed = try XCTUnwrap((try server.send("tools/list")["result"] as? [String: Any])?["tools"] as? [[String: Any]])
         XCTAssertEqual(Set(listed.compactMap { $0["name"] as? String }),
-                       ["info", "entities", "schema", "fetch", "count", "explain", "history", "cloudkit", "sql", "doctor", "model", "snapshots"])
+                       ["info", "entities", "schema", "fetch", "count", "explain", "history", "cloudkit", "sql", "doctor", "model", "snapshots", "diff"])
         // Every tool has a title and all four hints, saying it reads, changes nothing and
         // reaches nothing outside the store.
         for tool in listed {
@@ -187,6 +187,28 @@ final class MCPServerTests: XCTestCase {
         // A write would leave frames in the -wal; a WAL reader may only create it empty.
         XCTAssertTrue(before[1] == after[1] || (before[1] == nil && after[1]?.isEmpty == true),
                       "the server changed the -wal: \(before[1]?.count ?? -1) → \(after[1]?.count ?? -1) bytes")
+    }
+
+    /// `diff` answers what changed against a snapshot, one record per object and a summary;
+    /// `snapshots` answers a list.
+    func testDiffAgainstASnapshotAndTheSnapshotsList() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder, people: 5).path
+        let before = folder.appendingPathComponent("before").path
+        XCTAssertEqual(try CLI.run(["snapshot", store, "--to", before]).status, 0)
+        XCTAssertEqual(try CLI.run([store, "-c", "update Person/p4 age=99", "-c", "save"]).status, 0)
+        let server = try Server(store)
+        _ = try server.send("initialize", ["protocolVersion": "2025-06-18", "capabilities": [String: Any](), "clientInfo": ["name": "tests", "version": "1"]])
+        try server.notify("notifications/initialized")
+        let records = try XCTUnwrap(try server.json("diff", ["other": before]) as? [[String: Any]])
+        XCTAssertEqual(records.count, 2, "\(records)")
+        XCTAssertEqual(records.first?["objectID"] as? String, Fixtures.uri("Person/p4"))
+        XCTAssertEqual((((records.first?["changes"] as? [String: Any])?["age"]) as? [String: Any])?["old"] as? Int, 99)
+        XCTAssertEqual((records.last?["summary"] as? [String: Any])?["differ"] as? Bool, true)
+        let missing = try server.call("diff", ["other": folder.appendingPathComponent("nothing").path])
+        XCTAssertTrue(missing.isError)
+        XCTAssertTrue(try server.json("snapshots") is [Any])
+        XCTAssertEqual(server.stop(), 0)
     }
 
     /// The server is a program of its own beside cdinspect; without it, `mcp` says so in one

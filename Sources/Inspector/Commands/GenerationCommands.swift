@@ -92,6 +92,8 @@ public struct GenerationsCommand: SessionCommand {
 }
 
 public struct DiffCommand: SessionCommand {
+    public static let traits = CommandTraits(tool: tool)
+
     public static let configuration = CommandConfiguration(
         commandName: "diff",
         abstract: "List the objects inserted, updated and deleted between two generations, or against another store.",
@@ -141,5 +143,31 @@ public struct DiffCommand: SessionCommand {
             guard let found = session.contexts.coordinator.generation(token: token) else { throw ContextError.unknownGeneration(token) }
             return found
         }
+    }
+}
+
+extension DiffCommand {
+    static let tool = ToolDeclaration(
+        title: "Compare with a snapshot or another store",
+        description: "What changed between the server's store and another: a snapshot (a name the snapshots tool lists, or a "
+            + "snapshot's folder) or another store file, on the server's machine. One record per object that differs, the changes "
+            + "that turn the server's store into the other: inserted and deleted objects whole, updated ones with each changed "
+            + "attribute and to-one old and new and each to-many's added and removed members; then a summary (whether they "
+            + "differ, the models' differences, entities not compared). Objects are matched by primary key for one store's "
+            + "copies, otherwise by 'match', the uniqueness constraint or a UUID attribute id.",
+        answersWithStoreContent: true,
+        arguments: [ToolArgument("other", .string, "The other side: a snapshot's name or folder, or a store file.", required: true),
+                    ToolArgument("match", .list, "ENTITY=KEY pairs (comma-separated keys need the array form) to match objects by across stores."),
+                    ToolArgument("entity", .list, "Only these entities.")]
+    ) { a in
+        var command = try DiffCommand.parse([])
+        command.otherStore = a.text("other")
+        if case .array(let matches)? = a.values["match"] {
+            command.storeDiff.matches = matches.compactMap { if case .string(let s) = $0 { return s } else { return nil } }
+        } else if let match = a.text("match") {
+            command.storeDiff.matches = [match]
+        }
+        command.storeDiff.entities = a.items("entity")
+        return command
     }
 }

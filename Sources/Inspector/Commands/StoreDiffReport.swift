@@ -48,12 +48,15 @@ enum StoreDiffReport {
             // A receiver has what it wants.
         }
         let model = diff.modelChanges
-        rows.finish(json: { sink in
-            json.finish(model: model.isEmpty ? .null : .array(model.map { c in
-                .object([("entity", .string(c.entity)), ("property", c.property.map(OutputValue.string) ?? .null),
-                         ("change", .string(c.kind.rawValue)), ("detail", .string(c.detail))])
-            }), notCompared: .array(diff.notCompared.map { .object([("entity", .string($0.entity)), ("reason", .string($0.reason))]) }), to: sink)
+        let modelValue: OutputValue = model.isEmpty ? .null : .array(model.map { c in
+            .object([("entity", .string(c.entity)), ("property", c.property.map(OutputValue.string) ?? .null),
+                     ("change", .string(c.kind.rawValue)), ("detail", .string(c.detail))])
         })
+        let notCompared = OutputValue.array(diff.notCompared.map { .object([("entity", .string($0.entity)), ("reason", .string($0.reason))]) })
+        // A receiver of values gets, after the changes, what the JSON document ends with.
+        _ = rows.add(record: { .object([("summary", .object([("differ", .bool(differs)), ("model", modelValue), ("notCompared", notCompared)]))]) },
+                     json: { _ in }, rows: { [] })
+        rows.finish(json: { json.finish(model: modelValue, notCompared: notCompared, to: $0) })
         if !model.isEmpty {
             results.note("")
             results.note("The models differ:")
