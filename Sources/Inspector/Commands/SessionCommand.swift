@@ -65,6 +65,7 @@ public enum CommandTable {
         SnapshotCommand.self,
         SnapshotsCommand.self,
         RestoreCommand.self,
+        ExportCommand.self,
         SQLCommand.self,
         ModelCommand.self,
     ]

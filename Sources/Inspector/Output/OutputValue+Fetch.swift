@@ -99,3 +99,29 @@ extension OutputValue {
         }
     }
 }
+
+extension OutputValue {
+    /// An object whose composite attributes' leaves (`address.city`, named in `leaves`) are
+    /// nested in their composite (`"address": {"city": …}`), as the app's dictionary holds them.
+    static func nesting(_ pairs: [(String, OutputValue)], leaves: Set<String>) -> OutputValue {
+        var nested: [(String, OutputValue)] = []
+        func insert(_ path: ArraySlice<Substring>, _ value: OutputValue, into pairs: inout [(String, OutputValue)]) {
+            let key = String(path.first ?? "")
+            guard path.count > 1 else { pairs.append((key, value)); return }
+            // Into the composite's object made by an earlier leaf, else a new one.
+            let found = pairs.firstIndex { pair in
+                if case .object = pair.1 { return pair.0 == key }
+                return false
+            }
+            let i = found ?? pairs.endIndex
+            if found == nil { pairs.append((key, .object([]))) }
+            guard case .object(var inner) = pairs[i].1 else { return }
+            insert(path.dropFirst(), value, into: &inner)
+            pairs[i].1 = .object(inner)
+        }
+        for (key, value) in pairs {
+            if leaves.contains(key) { insert(key.split(separator: ".")[...], value, into: &nested) } else { nested.append((key, value)) }
+        }
+        return .object(nested)
+    }
+}

@@ -234,7 +234,7 @@ public final class RowWriter {
         switch format {
         case .json:
             sink.write(count == 0 ? "\n  " : ",\n  ")
-            nestedObject(values).writeJSON(to: sink)
+            record(values).writeJSON(to: sink)
         case .table:
             if widths == nil {
                 pending.append(values)
@@ -248,33 +248,7 @@ public final class RowWriter {
 
     /// A row as the object JSON prints for it.
     func record(_ values: [OutputValue]) -> OutputValue {
-        nested.isEmpty ? .object(Array(zip(columns, values))) : nestedObject(values)
-    }
-
-    private func nestedObject(_ values: [OutputValue]) -> OutputValue {
-        var pairs: [(String, OutputValue)] = []
-        func insert(_ path: ArraySlice<Substring>, _ value: OutputValue, into pairs: inout [(String, OutputValue)]) {
-            let key = String(path.first ?? "")
-            guard path.count > 1 else { pairs.append((key, value)); return }
-            // Into the composite's object made by an earlier leaf, else a new one.
-            let found = pairs.firstIndex { pair in
-                if case .object = pair.1 { return pair.0 == key }
-                return false
-            }
-            let i = found ?? pairs.endIndex
-            if found == nil { pairs.append((key, .object([]))) }
-            guard case .object(var inner) = pairs[i].1 else { return }
-            insert(path.dropFirst(), value, into: &inner)
-            pairs[i].1 = .object(inner)
-        }
-        for (column, value) in zip(columns, values) {
-            if nested.contains(column) {
-                insert(column.split(separator: ".")[...], value, into: &pairs)
-            } else {
-                pairs.append((column, value))
-            }
-        }
-        return .object(pairs)
+        nested.isEmpty ? .object(Array(zip(columns, values))) : .nesting(Array(zip(columns, values)), leaves: nested)
     }
 
     public func finish() {

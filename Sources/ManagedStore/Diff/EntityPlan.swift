@@ -14,6 +14,8 @@ struct EntityPlan {
         let destination: String
         let columnA: String
         let columnB: String
+        /// `Z<n>_<R>`, naming the destination's concrete entity, when it has sub-entities.
+        let entityColumn: String?
     }
 
     /// A to-many as pairs of (owner, member) primary keys in a table: a join table, or the
@@ -24,6 +26,8 @@ struct EntityPlan {
         let table: String
         let owner: String
         let member: String
+        /// The position column of an ordered relationship.
+        let order: String?
     }
 
     let entity: EntityMapping
@@ -51,14 +55,15 @@ struct EntityPlan {
         for r in entity.relationships {
             guard let mirror = other.relationship(r.relationship.name), mirror.storage == r.storage else { continue }
             switch r.storage {
-            case .foreignKey(let column, _):
-                toOnes.append(ToOne(name: r.relationship.name, destination: r.relationship.destinationEntityName, columnA: column, columnB: column))
-            case .inverseForeignKey(let table, let column, _), .hiddenForeignKey(let table, let column, _):
+            case .foreignKey(let column, let entityColumn):
+                toOnes.append(ToOne(name: r.relationship.name, destination: r.relationship.destinationEntityName, columnA: column, columnB: column,
+                                    entityColumn: entityColumn))
+            case .inverseForeignKey(let table, let column, let order), .hiddenForeignKey(let table, let column, let order):
                 toManys.append(ToMany(name: r.relationship.name, destination: r.relationship.destinationEntityName,
-                                      table: table, owner: column, member: "Z_PK"))
-            case .joinTable(let table, let source, let destination, _):
+                                      table: table, owner: column, member: "Z_PK", order: order))
+            case .joinTable(let table, let source, let destination, let order):
                 toManys.append(ToMany(name: r.relationship.name, destination: r.relationship.destinationEntityName,
-                                      table: table, owner: source, member: destination))
+                                      table: table, owner: source, member: destination, order: order))
             case .none:
                 continue
             }
