@@ -64,8 +64,8 @@ let package = Package(
                 "CZlib",
                 "CSQLiteControls",
             ]),
-        // Writes stores from scratch, for the example generator and the tests: a write path
-        // past the coordinator, history and Z_OPT, so no product the package ships holds it.
+        // Fills stores with rows, for the example generator and the tests: a write path past
+        // the coordinator, history and Z_OPT, so no product the package ships holds it.
         .target(
             name: "StoreCreation",
             dependencies: [

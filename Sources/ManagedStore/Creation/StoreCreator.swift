@@ -1,14 +1,13 @@
 import Foundation
 import GRDB
-import ManagedStore
 
 /// Creates an empty store for a model in Core Data's format: one table per root entity with
 /// `Z_PK`, `Z_ENT`, `Z_OPT` and a column per stored property, key columns and their indexes,
-/// join tables, `Z_PRIMARYKEY`, `Z_METADATA` (a binary plist) and `Z_MODELCACHE`.
-///
-/// The model version hashes in the metadata are not Apple's (that algorithm is private), so
-/// Core Data itself would treat the store as needing migration; everything cdinspect reads is
-/// as Core Data lays it out.
+/// join tables, `Z_PRIMARYKEY`, `Z_METADATA` (a binary plist with the entity version hashes
+/// Core Data computes, `ModelVersionHash`) and `Z_MODELCACHE`. It writes only a new file,
+/// never into an existing store: `create`, the example generator and the tests use it.
+/// (`StoreLoader`, which fills stores with rows past the coordinator, stays out of the
+/// shipped products.)
 public enum StoreCreator {
     public struct Options {
         public var uuid = UUID().uuidString
@@ -18,6 +17,9 @@ public enum StoreCreator {
         /// Persistent history tracking on (`NSPersistentHistoryTrackingKey`): the history tables
         /// Core Data creates, with a tombstone column per preserved attribute.
         public var persistentHistory = false
+        /// Refuse a model whose version hashes cannot all be computed (a store for an app),
+        /// rather than write a stand-in (a store for tests).
+        public var requiresComputedHashes = false
 
         public init() {}
     }
@@ -137,6 +139,20 @@ public enum StoreCreator {
         for table in tableOrder {
             statements.append("CREATE TABLE \(table) ( " + tables[table]!.map { "\(SQL.identifier($0.0)) \($0.1)" }.joined(separator: ", ") + " )")
         }
+        // Uniqueness constraints as Core Data enforces them: a unique index, named as in the
+        // stores it wrote (`Z_Book_UNIQUE_uniqueID`, CoreDataPlus; the name of one over several
+        // attributes, joined by `_`, is unconfirmed).
+        for entity in model.entities {
+            for constraint in entity.uniquenessConstraints {
+                let assigned = rowColumns[model.rootEntity(of: entity.name)?.name ?? ""] ?? [:]
+                let columns = constraint.compactMap { name in
+                    ColumnNaming.column(in: assigned, declaredBy: model.property(name, of: entity.name)?.declaredBy ?? entity.name, property: name)
+                }
+                guard columns.count == constraint.count, !columns.isEmpty else { continue }
+                indexes.append("CREATE UNIQUE INDEX \(SQL.identifier("Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"))) ON \(table(entity.name)) ("
+                               + columns.map { "\(SQL.identifier($0)) COLLATE BINARY ASC" }.joined(separator: ", ") + ")")
+            }
+        }
         statements += joinTables + indexes
         statements += [
             "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
@@ -157,6 +173,9 @@ public enum StoreCreator {
         // without a migration; a stable stand-in only where the model lacks a fact the hash
         // needs (a derivation in a form not spelled).
         let computed = ModelVersionHash.entityHashes(model)
+        if let notComputed = model.entities.first(where: { (computed[$0.name] ?? nil) == nil }), options.requiresComputedHashes {
+            throw StoreError.invalidModel("the version hash of \(notComputed.name) cannot be computed from the model, so Core Data would migrate the store")
+        }
         let hashes: [(key: PropertyListValue, value: PropertyListValue)] = model.entities.map {
             (.string($0.name), .data((computed[$0.name] ?? nil) ?? placeholderHash($0.name)))
         }

@@ -1,0 +1,63 @@
+import Foundation
+import XCTest
+
+/// `create`: a new, empty store that Core Data opens with the model as it is, laid out as
+/// Core Data lays one out (compared with a store Core Data wrote for the same model).
+final class CreateTests: XCTestCase {
+    func testAnEmptyStoreForTheExampleModel() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = folder.appendingPathComponent("New.sqlite").path
+        let model = Fixtures.packageRoot.appendingPathComponent("Examples/People.xcdatamodeld").path
+        let created = try CLI.run(["create", store, "--model", model])
+        XCTAssertEqual(created.status, 0, created.stderr)
+        XCTAssertTrue(created.stdout.hasPrefix("created \(store): 4 entities, store UUID "), created.stdout)
+        // Every version hash is the one Core Data computes, so it opens without a migration.
+        let hashes = try XCTUnwrap(CLI.json(["model", store, "hashes", "--format", "json"]) as? [[String: Any]])
+        XCTAssertEqual(hashes.count, 4)
+        XCTAssertTrue(hashes.allSatisfy { $0["match"] as? Bool == true && $0["stored"] as? String == $0["computed"] as? String }, "\(hashes)")
+        let example = try XCTUnwrap(CLI.json(["model", Fixtures.packageRoot.appendingPathComponent("Examples/People.sqlite").path, "hashes",
+                                              "--format", "json"]) as? [[String: Any]])
+        XCTAssertEqual(hashes.map { $0["stored"] as? String }, example.map { $0["stored"] as? String })
+        XCTAssertEqual(try SQLiteShell.read(store, "PRAGMA journal_mode"), "wal")
+        let doctor = try CLI.run(["doctor", store])
+        XCTAssertEqual(doctor.status, 0, doctor.stdout)
+        // Empty, and every command reads it.
+        let export = try XCTUnwrap(CLI.json(["export", store]) as? [String: Any])
+        XCTAssertEqual((export["entities"] as? [[String: Any]])?.allSatisfy { ($0["objects"] as? [Any])?.isEmpty == true }, true)
+        XCTAssertEqual(try CLI.run(["count", store, "Person"]).stdout, "0\n")
+
+        let again = try CLI.run(["create", store, "--model", model])
+        XCTAssertEqual(again.status, 1)
+        XCTAssertTrue(again.stderr.contains("exists: create makes a new store and never overwrites one"), again.stderr)
+        let noModel = try CLI.run(["create", folder.appendingPathComponent("Other.sqlite").path, "--model", folder.appendingPathComponent("none").path])
+        XCTAssertEqual(noModel.status, 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("Other.sqlite").path))
+        XCTAssertEqual(try CLI.run(["create", store]).status, 64)
+    }
+
+    /// A store Core Data wrote, its model exported, and a store created from that model: the
+    /// same version hashes in the metadata, the same tables, columns and unique indexes.
+    func testTheSchemaOfAStoreCoreDataWrote() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let original = try Fixtures.copy("alemar11_CoreDataPlus/SampleModel2__Fixtures__SampleModel2_V2.sqlite", into: folder).path
+        let exported = folder.appendingPathComponent("model")
+        XCTAssertEqual(try CLI.run(["model", original, "export", exported.path]).status, 0)
+        let bundle = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: exported.path).first { $0.hasSuffix(".xcdatamodeld") })
+        let store = folder.appendingPathComponent("Created.sqlite").path
+        let created = try CLI.run(["create", store, "--model", exported.appendingPathComponent(bundle).path])
+        XCTAssertEqual(created.status, 0, created.stderr)
+        XCTAssertTrue(created.stderr.contains("derived attributes (Book.pagesCount)"), created.stderr)
+
+        func stored(_ path: String) throws -> [String] {
+            try XCTUnwrap(CLI.json(["model", path, "hashes", "--format", "json"]) as? [[String: Any]]).map { "\($0["entity"] ?? "") \($0["stored"] ?? "")" }
+        }
+        XCTAssertEqual(try stored(store), try stored(original))
+        // Columns by name (Core Data's order within a table is its own), and the unique indexes.
+        let columns = "SELECT m.name || '.' || p.name || ' ' || p.type FROM sqlite_master m, pragma_table_info(m.name) p "
+            + "WHERE m.type = 'table' AND m.name LIKE 'Z%' AND m.name NOT LIKE 'Z_MODELCACHE' ORDER BY 1"
+        XCTAssertEqual(try SQLiteShell.read(store, columns), try SQLiteShell.read(original, columns))
+        let unique = "SELECT sql FROM sqlite_master WHERE type = 'index' AND name LIKE 'Z\\_%\\_UNIQUE\\_%' ESCAPE '\\' AND tbl_name NOT LIKE 'A%' ORDER BY name"
+        XCTAssertEqual(try SQLiteShell.read(store, unique), try SQLiteShell.read(original, unique))
+        XCTAssertFalse(try SQLiteShell.read(store, unique).isEmpty)
+    }
+}
