@@ -19,6 +19,15 @@ final class BatchKillTests: XCTestCase {
         return copy.path
     }
 
+    /// Runs cdinspect with `arguments` and kills it (`kill -9`) `seconds` later, at a
+    /// moment of its work the trial picks; what is measured is the store it leaves.
+    private func kill(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment, after seconds: Double) throws {
+        let process = try ChildProcess([CLI.binary.path] + arguments, environment: environment, files: [:])
+        Thread.sleep(forTimeInterval: seconds)
+        Foundation.kill(process.pid, SIGKILL)
+        _ = process.waitForEnding()
+    }
+
     override class func tearDown() {
         if let generated { try? FileManager.default.removeItem(at: generated.deletingLastPathComponent()) }
         super.tearDown()
@@ -32,12 +41,9 @@ final class BatchKillTests: XCTestCase {
         for trial in 0..<6 {
             let store = folder.appendingPathComponent("trial\(trial).sqlite").path
             try FileManager.default.copyItem(atPath: original, toPath: store)
-            let process = try ChildProcess([CLI.binary.path, "batch-update", store, "Person", "--set", "name=\"Killed\"", "--set", "age=age+1",
-                                            "--result", "count"], environment: ProcessInfo.processInfo.environment, files: [:])
             // From before the store is open to well after the update has started.
-            Thread.sleep(forTimeInterval: 0.05 + Double(trial) * 0.08)
-            kill(process.pid, SIGKILL)
-            _ = process.waitForEnding()
+            try kill(["batch-update", store, "Person", "--set", "name=\"Killed\"", "--set", "age=age+1", "--result", "count"],
+                     after: 0.05 + Double(trial) * 0.08)
 
             XCTAssertEqual(try SQLiteShell.read(store, "PRAGMA integrity_check"), "ok", "trial \(trial)")
             let changed = Int(try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZNAME = 'Killed'")) ?? -1
@@ -65,11 +71,8 @@ final class BatchKillTests: XCTestCase {
             for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: original + suffix) {
                 try FileManager.default.copyItem(atPath: original + suffix, toPath: store + suffix)
             }
-            let process = try ChildProcess([CLI.binary.path, "restore", store, snapshot], environment: environment, files: [:])
             // From before the store is open to past the copy of what it replaces.
-            Thread.sleep(forTimeInterval: 0.05 + Double(trial) * 0.15)
-            kill(process.pid, SIGKILL)
-            _ = process.waitForEnding()
+            try kill(["restore", store, snapshot], environment: environment, after: 0.05 + Double(trial) * 0.15)
 
             XCTAssertEqual(try SQLiteShell.read(store, "PRAGMA integrity_check"), "ok", "trial \(trial)")
             let changed = Int(try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZNAME = 'Changed'")) ?? -1

@@ -52,7 +52,7 @@ enum StoreDiffReport {
             .object([("entity", .string(c.entity)), ("property", c.property.map(OutputValue.string) ?? .null),
                      ("change", .string(c.kind.rawValue)), ("detail", .string(c.detail))])
         })
-        let notCompared = OutputValue.array(diff.notCompared.map { .object([("entity", .string($0.entity)), ("reason", .string($0.reason))]) })
+        let notCompared = OutputValue.array(diff.notCompared.map { .object([("entity", .string($0.entity)), ("reason", .string(reason($0)))]) })
         // A receiver of values gets, after the changes, what the JSON document ends with.
         _ = rows.add(record: { .object([("summary", .object([("differ", .bool(differs)), ("model", modelValue), ("notCompared", notCompared)]))]) },
                      json: { _ in }, rows: { [] })
@@ -62,9 +62,14 @@ enum StoreDiffReport {
             results.note("The models differ:")
             for c in model { results.note("  \(c.entity)\(c.property.map { ".\($0)" } ?? ""): \(c.detail)") }
         }
-        for (name, reason) in diff.notCompared { results.note("not compared: \(name) (\(reason))") }
+        for entry in diff.notCompared { results.note("not compared: \(entry.entity) (\(reason(entry)))") }
         if !differs { results.note("no difference") }
         return differs
+    }
+
+    /// Why an entity was left out, with what to give when a key would let it be compared.
+    static func reason(_ entry: (entity: String, reason: StoreDiff.NotCompared)) -> String {
+        entry.reason == .noKey ? "\(entry.reason) (give --match \(entry.entity)=KEY)" : entry.reason.description
     }
 
     /// An object as fetch prints it in JSON: its ID, then its compared properties.

@@ -58,8 +58,24 @@ public struct StoreDiff {
     public let sameStore: Bool
     /// The models' differences; empty when B's model is A's.
     public let modelChanges: [ModelDiff.Change]
+    /// Why an entity is not compared.
+    public enum NotCompared: Sendable, Equatable, CustomStringConvertible {
+        case onlyA, onlyB, noEntityNumber
+        /// The stores are not one store's, and the entity has no key to match objects by.
+        case noKey
+
+        public var description: String {
+            switch self {
+            case .onlyA: return "only A has it"
+            case .onlyB: return "only B has it"
+            case .noEntityNumber: return "it has no Z_ENT number in one of the stores"
+            case .noKey: return "the stores are not one store's and it has no key to match objects by"
+            }
+        }
+    }
+
     /// Entities one side has and the other does not, or that cannot be matched, with why.
-    public private(set) var notCompared: [(entity: String, reason: String)] = []
+    public private(set) var notCompared: [(entity: String, reason: NotCompared)] = []
     private var plans: [EntityPlan] = []
 
     public init(_ a: PersistentStore, _ b: PersistentStore, matches: [String: [String]] = [:], only: [String] = []) throws {
@@ -77,11 +93,11 @@ public struct StoreDiff {
         }
         for entity in a.mapping.entities where !entity.isAbstract && (only.isEmpty || only.contains(entity.name)) {
             guard let other = b.mapping.entity(named: entity.name) else {
-                notCompared.append((entity.name, "only A has it"))
+                notCompared.append((entity.name, .onlyA))
                 continue
             }
             guard entity.entityID != nil, other.entityID != nil else {
-                notCompared.append((entity.name, "it has no Z_ENT number in one of the stores"))
+                notCompared.append((entity.name, .noEntityNumber))
                 continue
             }
             let matching: Matching
@@ -93,14 +109,14 @@ public struct StoreDiff {
                 }
                 matching = .keys(keys)
             } else {
-                notCompared.append((entity.name, "the stores are not one store's and it has no key to match objects by (give --match \(entity.name)=KEY)"))
+                notCompared.append((entity.name, .noKey))
                 continue
             }
             plans.append(EntityPlan(entity, other, matching: matching))
         }
         for entity in b.mapping.entities where !entity.isAbstract && a.mapping.entity(named: entity.name) == nil
             && (only.isEmpty || only.contains(entity.name)) {
-            notCompared.append((entity.name, "only B has it"))
+            notCompared.append((entity.name, .onlyB))
         }
     }
 

@@ -58,8 +58,8 @@ public enum StoreRestore {
             let target = storeFolder.appendingPathComponent(relative)
             let incoming = snapshotFolder.appendingPathComponent(relative)
             let beside = target.deletingLastPathComponent()
-            let new = beside.appendingPathComponent(".\(target.lastPathComponent).cdinspect-new-\(getpid())")
-            let old = beside.appendingPathComponent(".\(target.lastPathComponent).cdinspect-old-\(getpid())")
+            let new = beside.appendingPathComponent(".\(target.lastPathComponent).incoming-\(getpid())")
+            let old = beside.appendingPathComponent(".\(target.lastPathComponent).replaced-\(getpid())")
             try? fm.removeItem(at: new)
             try? fm.removeItem(at: old)
             if fm.fileExists(atPath: incoming.path) {

@@ -66,7 +66,7 @@ public struct StoreSnapshot: Sendable {
         }
         let parent = folder.deletingLastPathComponent()
         try fm.createDirectory(at: parent, withIntermediateDirectories: true)
-        let partial = parent.appendingPathComponent(".\(folder.lastPathComponent).cdinspect-partial-\(getpid())", isDirectory: true)
+        let partial = parent.appendingPathComponent(".\(folder.lastPathComponent).partial-\(getpid())", isDirectory: true)
         try? fm.removeItem(at: partial)
         try fm.createDirectory(at: partial, withIntermediateDirectories: true)
         do {
