@@ -32,6 +32,17 @@ struct CreateSubcommand: ParsableCommand {
             let model: ManagedObjectModel
             do { model = try XcdatamodelReader.model(atPath: self.model) } catch { throw StoreError.invalidModel("\(error)") }
             if let loop = model.inheritanceLoops.first { throw StoreError.invalidModel("the parent entities form a loop: \(loop)") }
+            // What Xcode refuses to compile, refused here: two entities, or two properties of one, by one name.
+            var names: Set<String> = []
+            for entity in model.entities where !names.insert(entity.name).inserted {
+                throw StoreError.invalidModel("the model names the entity \(entity.name) twice")
+            }
+            for entity in model.entities {
+                var properties: Set<String> = []
+                for property in entity.properties where !properties.insert(property.name).inserted {
+                    throw StoreError.invalidModel("\(entity.name) has two properties named \(property.name)")
+                }
+            }
             for entity in model.entities {
                 if let parent = entity.superentityName, model.entity(named: parent) == nil {
                     throw StoreError.invalidModel("\(entity.name)'s parent entity \(parent) is not in the model")

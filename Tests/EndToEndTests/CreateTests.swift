@@ -33,6 +33,20 @@ final class CreateTests: XCTestCase {
         XCTAssertEqual(noModel.status, 1)
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("Other.sqlite").path))
         XCTAssertEqual(try CLI.run(["create", store]).status, 64)
+        // A model Xcode would not compile: refused, and no file left behind.
+        let twice = folder.appendingPathComponent("Twice.xcdatamodel")
+        try FileManager.default.createDirectory(at: twice, withIntermediateDirectories: true)
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="A" representedClassName="A"><attribute name="x" attributeType="String"/></entity>
+            <entity name="A" representedClassName="A"><attribute name="y" attributeType="String"/></entity>
+            </model>
+            """.utf8).write(to: twice.appendingPathComponent("contents"))
+        let invalid = try CLI.run(["create", folder.appendingPathComponent("Twice.sqlite").path, "--model", twice.path])
+        XCTAssertEqual(invalid.status, 1)
+        XCTAssertTrue(invalid.stderr.contains("the model names the entity A twice"), invalid.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("Twice.sqlite").path))
     }
 
     /// A store Core Data wrote, its model exported, and a store created from that model: the
