@@ -53,9 +53,11 @@ final class SnapshotTests: ExampleStoreTestCase {
 
     func testASnapshotTakenWhileAnotherProcessWritesIsWhole() throws {
         // A writer commits 200 rows, one transaction each, while the snapshot is taken.
-        let script = "i=1000; while [ $i -lt 1200 ]; do sqlite3 \"$0\" \"PRAGMA busy_timeout=5000; "
+        // (The row and its key counter in one transaction, as Core Data commits them: the shell
+        // commits each statement alone otherwise.)
+        let script = "i=1000; while [ $i -lt 1200 ]; do sqlite3 \"$0\" \"PRAGMA busy_timeout=5000; BEGIN; "
             + "INSERT INTO ZPERSON(Z_PK, Z_ENT, Z_OPT, ZNAME, ZAGE) VALUES ($i, 3, 1, 'w$i', 40); "
-            + "UPDATE Z_PRIMARYKEY SET Z_MAX = $i WHERE Z_NAME = 'Person';\" || exit 1; i=$((i+1)); done"
+            + "UPDATE Z_PRIMARYKEY SET Z_MAX = $i WHERE Z_NAME = 'Person'; COMMIT;\" || exit 1; i=$((i+1)); done"
         let writer = try ChildProcess(["/bin/sh", "-c", script, store], environment: ProcessInfo.processInfo.environment, files: [:])
         let target = folder.appendingPathComponent("during")
         _ = try succeeds(["snapshot", store, "--to", target.path])
