@@ -10,6 +10,10 @@ struct EntityWalk {
     let db: Database
     /// Per owner key in A: each to-many's added and removed members.
     private var members: [Int64: [(key: String, change: StoreDiff.Change)]] = [:]
+    /// The owners in `members`, in key order, and how far the walk has passed them: an
+    /// object whose only changes are members is handed over when the walk reaches its key.
+    private var owners: [Int64] = []
+    private var nextOwner = 0
 
     init(plan: EntityPlan, a: PersistentStore, b: PersistentStore, db: Database) {
         self.plan = plan
@@ -120,8 +124,9 @@ struct EntityWalk {
     /// Objects whose only changes are to-many members, with keys below `key`, in key order.
     private mutating func flushMembers(before key: Int64, _ body: (StoreDiff.Event) throws -> Void, skipping: Set<Int64>,
                                        differs: inout Bool) throws {
-        let due = members.keys.filter { $0 < key }.sorted()
-        for owner in due {
+        while nextOwner < owners.count, owners[nextOwner] < key {
+            let owner = owners[nextOwner]
+            nextOwner += 1
             let changes = members.removeValue(forKey: owner) ?? []
             guard !skipping.contains(owner), !changes.isEmpty else { continue }
             differs = true
@@ -153,6 +158,7 @@ struct EntityWalk {
                 members[owner, default: []].append((toMany.name, .members(added: ids(added[owner], b), removed: ids(removed[owner], a))))
             }
         }
+        owners = members.keys.sorted()
     }
 
     /// Two objects sharing a key cannot be matched: said, rather than pairing one at random.
