@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# `snapshot` against the sqlite3 shell's `.backup` of the same store, and `diff` of two
+# `snapshot` against the sqlite3 shell's `.backup` of the same store, `diff` of two
 # copies with 1% of the people changed against the shell's two EXCEPT queries over the
-# people and car tables (B attached), on the store of $PEOPLE people. Each run starts from
-# a fresh output folder (its removal excluded). Prints both medians, the ratio and both
+# people and car tables (B attached), and `import` of the $PEOPLE people as CSV (every
+# attribute) into a new empty store against the shell's `.import` of the same file into the
+# same new store (the shell makes its table from the header: its fastest path, no keys, no
+# checks), on the store of $PEOPLE people. Each run starts from a fresh output folder (its
+# removal and the empty store's copy excluded). Prints both medians, the ratio and both
 # peak memories, as all.sh does.
 #
 #   Benchmarks/snapshot-and-diff.sh [PEOPLE]        (default 1000000; RUNS=5 by default)
@@ -17,12 +20,25 @@ if [ ! -f "$changed" ]; then
     sqlite3 "$store" ".backup $changed"
     sqlite3 "$changed" "UPDATE ZPERSON SET ZAGE = ZAGE + 1, Z_OPT = Z_OPT + 1 WHERE Z_PK % 100 = 0"
 fi
+csv="$out/people-$people.csv"
+if [ ! -f "$csv" ]; then
+    echo "== writing the people of $store as CSV to $csv" >&2
+    sqlite3 -csv -header "file:$store?mode=ro" "SELECT ZNAME AS name, ZAGE AS age, ZBALANCE AS balance,
+        strftime('%Y-%m-%dT%H:%M:%SZ', ZBIRTHDAY + 978307200, 'unixepoch') AS birthday, ZHOMEPAGE AS homepage,
+        substr(hex(ZID), 1, 8) || '-' || substr(hex(ZID), 9, 4) || '-' || substr(hex(ZID), 13, 4) || '-' || substr(hex(ZID), 17, 4) || '-' || substr(hex(ZID), 21) AS id,
+        ZISACTIVE AS isActive, ZSCORE AS score FROM ZPERSON ORDER BY Z_PK" > "$csv"
+fi
+empty="$out/people-empty.sqlite"
+if [ ! -f "$empty" ]; then
+    "$bin/cdinspect" create "$empty" --model Examples/People.xcdatamodeld >/dev/null
+    sqlite3 "$empty" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+fi
 except="ATTACH '$changed' AS b;
 SELECT * FROM main.ZPERSON EXCEPT SELECT * FROM b.ZPERSON; SELECT * FROM b.ZPERSON EXCEPT SELECT * FROM main.ZPERSON;
 SELECT * FROM main.ZCAR EXCEPT SELECT * FROM b.ZCAR; SELECT * FROM b.ZCAR EXCEPT SELECT * FROM main.ZCAR;"
-python3 - "$runs" "$bin/cdinspect" "$store" "$changed" "$out/snapshot-work" "$except" <<'PY'
+python3 - "$runs" "$bin/cdinspect" "$store" "$changed" "$out/snapshot-work" "$except" "$csv" "$empty" <<'PY'
 import os, shlex, shutil, statistics, sys, time
-runs, cdinspect, store, changed, work, except_sql = int(sys.argv[1]), *sys.argv[2:]
+runs, cdinspect, store, changed, work, except_sql, csv, empty = int(sys.argv[1]), *sys.argv[2:]
 
 def run(argv, accepted):
     """Wall time and peak memory (KiB) of one run, output to /dev/null (as compare.py)."""
@@ -40,10 +56,14 @@ def run(argv, accepted):
 pairs = {
     "snapshot": ([cdinspect, "snapshot", store, "--to", work + "/ours"], ["sqlite3", store, f".backup {work}/theirs.sqlite"], {0}),
     "diff (1% changed)": ([cdinspect, "diff", store, changed, "--format", "csv"], ["sqlite3", "-csv", f"file:{store}?mode=ro", except_sql], {1}),
+    "import (CSV)": ([cdinspect, "import", work + "/ours.sqlite", csv, "--entity", "Person"],
+                     ["sqlite3", work + "/theirs.sqlite", f".import --csv {csv} PEOPLE"], {0}),
 }
 def fresh():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
+    for side in ("ours", "theirs"):
+        shutil.copyfile(empty, f"{work}/{side}.sqlite")
 for name, (ours, theirs, accepted) in pairs.items():
     times, peak = {"ours": [], "theirs": []}, {"ours": 0, "theirs": 0}
     for i in range(runs + 1):

@@ -29,3 +29,15 @@ store="$work/People.sqlite"
 # Tear-down: the store back as clean had it, and nothing left to list.
 "$cdinspect" restore "$store" clean >/dev/null
 "$cdinspect" diff clean "$store" --format csv
+
+# Seeding: two people from CSV, checked first (nothing written), then written as a save
+# would write them, with persistent history and Z_PK from Z_PRIMARYKEY.
+printf 'name,age,id\nzoe,31,3F2504E0-4F89-41D3-9A0C-0305E82C3301\nli,40,3F2504E0-4F89-41D3-9A0C-0305E82C3302\n' > "$work/seed.csv"
+"$cdinspect" import "$store" "$work/seed.csv" --entity Person --dry-run
+"$cdinspect" import "$store" "$work/seed.csv" --entity Person
+
+# A new store of the same model holding the same objects: export, create, import.
+"$cdinspect" model "$store" export "$work/model" >/dev/null
+"$cdinspect" export "$store" --to "$work/all.json" >/dev/null
+"$cdinspect" create "$work/Copy.sqlite" --model "$work/model/People.xcdatamodeld" >/dev/null
+"$cdinspect" import "$work/Copy.sqlite" "$work/all.json"

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// A batch update and a restore are one transaction each: killing the process (`kill -9`)
+/// A batch update, a restore and an import are one transaction each: killing the process (`kill -9`)
 /// at any moment leaves a sound store with either every row changed or none.
 final class BatchKillTests: XCTestCase {
     static let people = 200_000
@@ -82,5 +82,34 @@ final class BatchKillTests: XCTestCase {
             outcomes[changed == 0 ? "restored" : "as before", default: 0] += 1
         }
         print("kill -9 during restore of \(people) rows: \(outcomes)")
+    }
+
+    func testKillingAnImportLeavesNoneOfItsObjects() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let people = Self.people
+        let original = try largeStore(in: folder)
+        // A CSV of as many people again, written once.
+        let csv = folder.appendingPathComponent("people.csv")
+        var text = "name,age,id,birthday\n"
+        text.reserveCapacity(people * 64)
+        for i in 0..<people {
+            text += "imported\(i),\(i % 90),\(UUID().uuidString),2001-01-0\(1 + i % 9)T00:00:00Z\n"
+        }
+        try Data(text.utf8).write(to: csv)
+        var outcomes: [String: Int] = [:]
+        for trial in 0..<6 {
+            let store = folder.appendingPathComponent("trial\(trial).sqlite").path
+            try FileManager.default.copyItem(atPath: original, toPath: store)
+            // From before the store is open to well into the rows.
+            try kill(["import", store, csv.path, "--entity", "Person"], after: 0.05 + Double(trial) * 0.2)
+
+            XCTAssertEqual(try SQLiteShell.read(store, "PRAGMA integrity_check"), "ok", "trial \(trial)")
+            let rows = Int(try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON")) ?? -1
+            let counter = Int(try SQLiteShell.read(store, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Person'")) ?? -1
+            XCTAssertTrue(rows == people || rows == 2 * people, "trial \(trial): \(rows) rows")
+            XCTAssertEqual(counter, rows, "trial \(trial): Z_MAX moves with the rows")
+            outcomes[rows == people ? "none" : "all", default: 0] += 1
+        }
+        print("kill -9 during import of \(people) rows: \(outcomes)")
     }
 }

@@ -47,8 +47,8 @@ final class ExampleScriptTests: ExampleStoreTestCase {
         XCTAssertEqual(lines.last, "migration_required Person birthday 1")
     }
 
-    /// `Examples/before-and-after.sh`: the snapshot, the three changes "the test" made, and
-    /// nothing left after the restore.
+    /// `Examples/before-and-after.sh`: the snapshot, the three changes "the test" made,
+    /// nothing left after the restore; a seed from CSV, and a new store of the same objects.
     func testBeforeAndAfterScript() throws {
         let r = try shellScript("before-and-after.sh")
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -61,6 +61,9 @@ final class ExampleScriptTests: ExampleStoreTestCase {
             "Person,updated,\(u("Person/p2")),age",
             "Person,updated,\(u("Person/p3")),cars",
             "entity,change,objectID,key,old,new",
+            "would insert 2 Person", "dry run: nothing was written",
+            "inserted 2 Person",
+            "inserted 7 Car, 12 Person, 3 SportsCar, 4 Tag",
         ], r.stdout)
         XCTAssertTrue(r.stderr.contains("the stores differ"), r.stderr)
     }

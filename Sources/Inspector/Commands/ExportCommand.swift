@@ -56,6 +56,16 @@ public struct ExportCommand: SessionCommand {
         session.note("exported \(export.entities.count) entities of \(store.path) to \(file)")
     }
 
+    /// A value as fetch --format json prints it, except a date whose ISO 8601 text (to the
+    /// millisecond) would not read back to the same moment: that one is its seconds since
+    /// 2001, so that an import stores the very value exported.
+    static func exported(_ value: ObjectValue) -> OutputValue {
+        if case .attribute(.date(let seconds)) = value, !ImportDates.readsBack(seconds, OutputValue.isoDate(seconds)) {
+            return .real(seconds)
+        }
+        return OutputValue(value, rawArchives: true)
+    }
+
     /// The document, written as the objects are read.
     static func write(_ export: StoreExport, to sink: OutputSink) throws {
         let store = export.store
@@ -80,7 +90,7 @@ public struct ExportCommand: SessionCommand {
             sink.write(objects == 0 ? "\n    " : ",\n    ")
             objects += 1
             var pairs: [(String, OutputValue)] = [("objectID", .objectID(object.objectID.uri))]
-            for (key, value) in object.values { pairs.append((key, OutputValue(value, rawArchives: true))) }
+            for (key, value) in object.values { pairs.append((key, exported(value))) }
             OutputValue.nesting(pairs, leaves: leaves).writeJSON(to: sink)
         })
         if entities > 0 { sink.write(objects == 0 ? "]}\n" : "\n  ]}\n") }

@@ -66,6 +66,7 @@ public enum CommandTable {
         SnapshotsCommand.self,
         RestoreCommand.self,
         ExportCommand.self,
+        ImportCommand.self,
         SQLCommand.self,
         ModelCommand.self,
     ]

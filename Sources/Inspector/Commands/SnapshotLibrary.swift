@@ -18,6 +18,14 @@ public enum SnapshotLibrary {
         return store.uuid
     }
 
+    /// The library's folder for a new snapshot of `store` named `name`; refused when the
+    /// store has a snapshot of that name.
+    public static func newFolder(of store: PersistentStore, name: String) throws -> URL {
+        let folder = StoreSnapshot.folder(root: root, storeUUID: try uuid(of: store), name: name)
+        if FileManager.default.fileExists(atPath: folder.path) { throw SnapshotError.nameTaken(name: name, path: folder.path) }
+        return folder
+    }
+
     /// A snapshot as a command names it: a folder holding one (a path), or a name among
     /// the store's.
     public static func snapshot(_ word: String, of store: PersistentStore) throws -> StoreSnapshot {

@@ -43,6 +43,9 @@ public enum ExitStatus {
         if case StoreError.walBesideImmutable = error { return "\(error) (drop --immutable, or copy the store after a checkpoint)" }
         if case ContextError.undoOff = error { return "\(error) (context set undo on)" }
         if case SnapshotError.storeInUse = error { return "\(error) (--force restores anyway)" }
+        if case ImportError.storeInUse = error { return "\(error) (--force imports anyway)" }
+        if case ImportError.mirrored = error { return "\(error) (--allow-cloudkit imports anyway)" }
+        if case ImportError.needsEntity = error { return "\(error) with --entity" }
         return String(describing: error)
     }
 }

@@ -70,4 +70,10 @@ public final class Session {
     public func results(_ option: FormatOption) -> Results {
         Results(format: option.format ?? format, sink: output)
     }
+
+    /// Results in the session's format, for a command whose `--format` names something
+    /// else (import's input).
+    public func results() -> Results {
+        Results(format: format, sink: output)
+    }
 }

@@ -44,7 +44,10 @@ public struct RelationshipMapping: Sendable {
 
 /// An entity as it lives in SQL: its root table, the `Z_ENT` values a fetch of it must
 /// match, and the column or storage of every property, inherited ones included.
-public struct EntityMapping: Sendable {
+///
+/// A class, immutable: it is handed to every row a fetch, an export or an import touches,
+/// and a reference costs one retain where a copy of these fields cost one per field.
+public final class EntityMapping: Sendable {
     public let name: String
     public let entityID: Int?
     public let superentityName: String?
@@ -60,6 +63,24 @@ public struct EntityMapping: Sendable {
     public let attributes: [AttributeMapping]
     public let relationships: [RelationshipMapping]
     public let fetchedProperties: [FetchedPropertyDescription]
+
+    public init(name: String, entityID: Int?, superentityName: String?, isAbstract: Bool, table: String, entityIDs: [Int],
+                tableHasSubentities: Bool, primaryKeyColumn: String, entityColumn: String?, versionColumn: String?,
+                attributes: [AttributeMapping], relationships: [RelationshipMapping], fetchedProperties: [FetchedPropertyDescription]) {
+        self.name = name
+        self.entityID = entityID
+        self.superentityName = superentityName
+        self.isAbstract = isAbstract
+        self.table = table
+        self.entityIDs = entityIDs
+        self.tableHasSubentities = tableHasSubentities
+        self.primaryKeyColumn = primaryKeyColumn
+        self.entityColumn = entityColumn
+        self.versionColumn = versionColumn
+        self.attributes = attributes
+        self.relationships = relationships
+        self.fetchedProperties = fetchedProperties
+    }
 
     public func attribute(_ name: String) -> AttributeMapping? {
         attributes.first { $0.attribute.name == name }

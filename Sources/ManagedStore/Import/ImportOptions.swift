@@ -1,0 +1,65 @@
+/// How an import reads its file and what it may write.
+public struct ImportOptions: Sendable {
+    public enum Format: String, Sendable, CaseIterable {
+        case json, csv
+    }
+
+    public enum Mode: String, Sendable, CaseIterable {
+        /// Nothing is written when any object is rejected.
+        case allOrNothing = "all-or-nothing"
+        /// The objects that pass are written; the rejected ones are named.
+        case skipInvalid = "skip-invalid"
+    }
+
+    /// The entity of a JSON array's or a CSV file's objects.
+    public var entity: String?
+    /// nil: CSV for a file named `.csv`, JSON otherwise.
+    public var format: Format?
+    /// Report what would be written, and write nothing.
+    public var dryRun = false
+    public var mode = Mode.allOrNothing
+    /// Attributes whose values find the object an incoming one updates; empty: every
+    /// incoming object is inserted.
+    public var upsertKeys: [String] = []
+    /// To-one relationships whose values are a key attribute of the destination, by
+    /// relationship name.
+    public var links: [String: String] = [:]
+    public var allowMirrored = false
+    /// The transaction author persistent history records for the import.
+    public var historyAuthor: String?
+    public var ignoreOtherProcesses = false
+
+    public init() {}
+}
+
+/// One incoming object the import refused, and why.
+public struct ImportRejection: Sendable, Equatable {
+    /// `line 12` for CSV, `Person object 3 (line 40)` for JSON.
+    public let position: String
+    /// The object's upsert key values, or its object ID in the file, when it has one.
+    public let key: String?
+    public let reason: String
+}
+
+/// What an import wrote, or with a dry run would write.
+public struct ImportResult: Sendable {
+    /// Objects inserted and updated, by entity, in the order entities first came.
+    public var inserted: [(entity: String, count: Int)] = []
+    public var updated: [(entity: String, count: Int)] = []
+    /// Objects an upsert matched whose values were already the incoming ones.
+    public var unchanged = 0
+    /// The first rejections (up to `rejectionsKept`), and how many there were in all.
+    public var rejections: [ImportRejection] = []
+    public var rejectedCount = 0
+    /// Objects already in the store whose relationships the import changed (Core Data
+    /// saves them too: their version goes up and history records the change).
+    public var touched = 0
+    /// False for a dry run, and when all-or-nothing met a rejection.
+    public var written = false
+
+    public static let rejectionsKept = 1000
+
+    static func bump(_ entity: String, in list: inout [(entity: String, count: Int)]) {
+        if let i = list.firstIndex(where: { $0.entity == entity }) { list[i].count += 1 } else { list.append((entity, 1)) }
+    }
+}
