@@ -15,7 +15,7 @@ struct CDInspect: ParsableCommand {
             the commands; 'man cdinspect' describes everything.
             """,
         version: "\(version) (SQLite \(StoreFile.sqliteVersion), line editor: \(LineEditor.name))",
-        subcommands: [SessionSubcommand.self] + OneShotCommands.all + [StoresSubcommand.self, MCPSubcommand.self],
+        subcommands: [SessionSubcommand.self] + OneShotCommands.all + OneShotCommands.executableOnly.map(\.command),
         defaultSubcommand: SessionSubcommand.self)
 
     static let version = "0.1.0"

@@ -8,7 +8,8 @@ final class CompletionTests: ExampleStoreTestCase {
         for shell in ["bash", "zsh", "fish"] {
             let r = try CLI.run(["--generate-completion-script", shell])
             XCTAssertEqual(r.status, 0, r.stderr)
-            for word in ["history", "watch", "cloudkit", "sql", "stores", "mcp", "context-name"] {
+            for word in ["history", "watch", "cloudkit", "sql", "stores", "mcp", "context-name", "snapshot", "restore", "export",
+                         "import", "upsert", "diff", "create", "pull", "device"] {
                 XCTAssertTrue(r.stdout.contains(word), "\(shell) completion lacks \(word)")
             }
         }
