@@ -66,11 +66,13 @@ final class ImportTests: ExampleStoreTestCase {
 
     func testGenuineStoresOfThreeShapesComeBackWhole() throws {
         // Notes (inheritance, to-one entity columns, one-to-ones, history), Screen Time
-        // (31 entities, thousands of objects), and a SwiftData store (uniqueness constraints,
-        // JSON-backed attributes).
+        // (31 entities, thousands of objects, microsecond dates), a SwiftData store
+        // (uniqueness constraints, JSON-backed attributes, an empty non-optional to-many),
+        // and CoreDataPlus (a derived count kept by triggers, transformables).
         for fixture in ["RhetTbull_apple-notes-parser/NoteStore-macOS-26-Tahoe.sqlite",
                         "log2timeline_plaso/RMAdminStore-Local.sqlite",
-                        "Karim-ezzedine_CartKit/CartKitSwiftData_v1.sqlite"] {
+                        "Karim-ezzedine_CartKit/CartKitSwiftData_v1.sqlite",
+                        "alemar11_CoreDataPlus/SampleModel2__Fixtures__SampleModel2_V2.sqlite"] {
             let work = try Fixtures.temporaryDirectory(self)
             let copy = try Fixtures.copy(fixture, into: work).path
             let (before, after, _) = try roundTrip(copy, in: work)

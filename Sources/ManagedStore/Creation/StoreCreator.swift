@@ -154,12 +154,73 @@ public enum StoreCreator {
             }
         }
         statements += joinTables + indexes
+        statements += derivedCountTriggers(model, table: table, column: rowColumn)
         statements += [
             "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
             "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
             "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)",
         ]
         return statements
+    }
+
+    /// A derived attribute counting a to-many whose inverse is a to-one key column in the
+    /// destination's table (`pages.@count`): the five triggers Core Data writes for it, as
+    /// CoreDataPlus's SampleModel2 store holds them for `Book.pagesCount` (four on the
+    /// destination's table keeping the count as members come, move and go, one on the
+    /// owner's computing it when the owner is inserted). Other derivations are not written:
+    /// `derivedAttributesWithoutTriggers` names them.
+    static func derivedCountTriggers(_ model: ManagedObjectModel, table: (String) -> String,
+                                     column: (String, String) -> String) -> [String] {
+        var triggers: [String] = []
+        for entity in model.entities {
+            for case .attribute(let a) in entity.properties where a.isDerived {
+                guard let (r, inverse) = countedToMany(a, of: entity.name, in: model) else { continue }
+                let owner = table(entity.name), member = table(r.destinationEntityName)
+                let key = column(inverse.declaredBy, inverse.name), count = column(entity.name, a.name)
+                let name = "\(entity.name)_\(a.name)"
+                let report = { (function: String, row: String) in
+                    "SELECT \(function)('\(owner)', Z_ENT, Z_PK, '\(a.name)', \(count)) FROM \(owner) WHERE Z_PK = \(row); END"
+                }
+                let updated = "NSCoreDataDATriggerUpdatedAffectedObjectValue"
+                triggers += [
+                    "CREATE TRIGGER Z_DA_\(member)_\(name)_PARAMETER_INSERT AFTER INSERT ON \(member) FOR EACH ROW WHEN (NEW.\(key) NOT NULL) "
+                        + "BEGIN UPDATE \(owner) SET \(count) = IFNULL(\(count), 0) + 1 WHERE Z_PK = NEW.\(key); " + report(updated, "NEW.\(key)"),
+                    "CREATE TRIGGER Z_DA_\(member)_\(name)_PARAMETER_UPDATE_INCREMENT AFTER UPDATE OF \(key) ON \(member) FOR EACH ROW "
+                        + "WHEN (NEW.\(key) NOT NULL) BEGIN UPDATE \(owner) SET \(count) = \(count) + 1 WHERE Z_PK = NEW.\(key); "
+                        + report(updated, "NEW.\(key)"),
+                    "CREATE TRIGGER Z_DA_\(member)_\(name)_PARAMETER_UPDATE_DECREMENT AFTER UPDATE OF \(key) ON \(member) FOR EACH ROW "
+                        + "WHEN (OLD.\(key) NOT NULL) BEGIN UPDATE \(owner) SET \(count) = \(count) - 1 WHERE Z_PK = OLD.\(key); "
+                        + report(updated, "OLD.\(key)"),
+                    "CREATE TRIGGER Z_DA_\(member)_\(name)_PARAMETER_DELETE AFTER DELETE ON \(member) FOR EACH ROW WHEN (OLD.\(key) NOT NULL) "
+                        + "BEGIN UPDATE \(owner) SET \(count) = \(count) - 1 WHERE Z_PK = OLD.\(key); " + report(updated, "OLD.\(key)"),
+                    "CREATE TRIGGER Z_DA_\(owner)_\(name)_SOURCE_INSERT AFTER INSERT ON \(owner) FOR EACH ROW BEGIN UPDATE \(owner) SET \(count) = "
+                        + "(SELECT IFNULL(COUNT(\(key)), 0) FROM \(member) WHERE \(key) = NEW.Z_PK) WHERE Z_PK = NEW.Z_PK; "
+                        + report("NSCoreDataDATriggerInsertUpdatedAffectedObjectValue", "NEW.Z_PK"),
+                ]
+            }
+        }
+        return triggers
+    }
+
+    /// The to-many a `count:(r)` derivation counts and its to-one inverse, when the count
+    /// is of that shape.
+    private static func countedToMany(_ a: AttributeDescription, of entity: String, in model: ManagedObjectModel)
+        -> (RelationshipDescription, (name: String, declaredBy: String))? {
+        guard let derivation = a.derivation, let keyPath = DerivationText.countedKeyPath(derivation), !keyPath.contains("."),
+              case .relationship(let r)? = model.property(keyPath, of: entity)?.property, r.isToMany, !r.isTransient,
+              let inverseName = r.inverseName, let inverse = model.property(inverseName, of: r.destinationEntityName),
+              case .relationship(let back) = inverse.property, !back.isToMany else { return nil }
+        return (r, (back.name, inverse.declaredBy))
+    }
+
+    /// The derived attributes a new store gets no triggers for, as `Entity.attribute`.
+    public static func derivedAttributesWithoutTriggers(_ model: ManagedObjectModel) -> [String] {
+        model.entities.flatMap { entity in
+            entity.properties.compactMap { property -> String? in
+                guard case .attribute(let a) = property, a.isDerived, countedToMany(a, of: entity.name, in: model) == nil else { return nil }
+                return "\(entity.name).\(a.name)"
+            }
+        }
     }
 
     static func writeBookkeeping(_ db: Database, model: ManagedObjectModel, options: Options) throws {

@@ -175,8 +175,8 @@ struct ImportWriter {
     /// The incoming object's values, converted and resolved; the unknown key or the value
     /// that does not fit rejects the object.
     private mutating func incomingValues(_ object: IncomingObject, plan: ImportEntityPlan, uuid: String) throws -> ImportEntityPlan.Values {
+        if let row = object.row { return try rowValues(row, object: object, plan: plan, uuid: uuid) }
         var values = plan.emptyValues()
-        if let row = object.row { return try rowValues(row, object: object, plan: plan, values: values, uuid: uuid) }
         let fields = flattened(object.fields, entity: object.entity)
         for (slot, (key, value)) in zip(slots(fields.map(\.key), plan: plan), fields) {
             switch slot {
@@ -206,8 +206,8 @@ struct ImportWriter {
 
     /// A CSV row's values, converted from the record's bytes.
     private mutating func rowValues(_ row: IncomingObject.Row, object: IncomingObject, plan: ImportEntityPlan,
-                                    values start: ImportEntityPlan.Values, uuid: String) throws -> ImportEntityPlan.Values {
-        var values = start
+                                    uuid: String) throws -> ImportEntityPlan.Values {
+        var values = plan.emptyValues()
         let slots = self.slots(row.header, plan: plan)
         for i in 0..<min(slots.count, row.fields.count) {
             let field = row.fields[i]
