@@ -35,6 +35,9 @@ final class ImportEntityPlan {
     let attributes: [ImportAttribute]
     private let defaults: [DatabaseValue?]
     private let required: [(slot: Int, name: String)]
+    /// The relationships a save's checks can fail on: a required to-one, a to-many that is
+    /// required or has a count bound. An optional, unbounded to-many cannot fail.
+    private let checkedRelationships: [RelationshipDescription]
 
     func emptyValues() -> Values {
         Values(attributes: [DatabaseValue?](repeating: nil, count: attributeNames.count))
@@ -69,6 +72,9 @@ final class ImportEntityPlan {
             }
         }
         rowColumns = columns
+        checkedRelationships = entity.relationships.map(\.relationship).filter { rel in
+            !rel.isTransient && (!rel.isOptional || (rel.isToMany && (rel.minCount > 0 || rel.maxCount > 0)))
+        }
         self.defaults = defaults
         self.attributeNames = attributeNames
         self.required = required
@@ -90,8 +96,7 @@ final class ImportEntityPlan {
         for (slot, name) in required where (values.attributes[slot] ?? .null).isNull {
             throw ImportWriter.Rejection(why: "\(name) is required")
         }
-        for r in entity.relationships where !r.relationship.isTransient {
-            let rel = r.relationship
+        for rel in checkedRelationships {
             if !rel.isToMany {
                 if !rel.isOptional, (values.toOnes[rel.name] ?? nil) == nil { throw ImportWriter.Rejection(why: "\(rel.name) is required") }
                 continue

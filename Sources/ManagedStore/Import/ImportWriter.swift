@@ -375,12 +375,13 @@ struct ImportWriter {
             let statement = try plan.insertStatement ?? db.makeStatement(sql: plan.insertSQL)
             plan.insertStatement = statement
             let row = ColumnReader(statement.sqliteStatement)
-            try row.bind(arguments, db)
+            try row.bind(arguments, db, checksCancellation: false)
             while try row.step(db) {}
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             throw Rejection(key: keyText, why: plan.constraintReason(error))
         }
         try history?.insert(entity, key)
+        guard !values.toOnes.isEmpty || !values.toManys.isEmpty else { return }
         let owner = ImportMember(entity: entity, key: key, inFile: true)
         for (name, member) in values.toOnes {
             guard let r = entity.relationship(name) else { continue }

@@ -97,7 +97,8 @@ public struct StoreImport {
                 defer { objects.close() }
                 var count = 0
                 while let object = try objects.next() {
-                    try Cancellation.check()
+                    // Checked every 256 objects: the check takes a lock.
+                    if count & 255 == 0 { try Cancellation.check() }
                     count += 1
                     if count % 10_000 == 0 { progress(2, count) }
                     do {
@@ -148,7 +149,7 @@ struct FileObjectIDs {
         var count = 0
         var matcher = importer.options.upsertKeys.isEmpty ? nil : UpsertMatcher(store: importer.store, keys: importer.options.upsertKeys)
         while let object = try objects.next() {
-            try Cancellation.check()
+            if count & 255 == 0 { try Cancellation.check() }
             count += 1
             if count % 10_000 == 0 { progress(count) }
             guard let id = object.sourceID else { continue }

@@ -17,13 +17,15 @@ struct ColumnReader {
 
     /// Binds values by position. Text is bound with its length, so a NUL byte inside a value
     /// is part of it rather than its end (GRDB binds text as a C string).
-    func bind(_ values: [DatabaseValue], _ db: Database) throws {
-        try bind(values, connection: db.sqliteConnection)
+    /// `checksCancellation`: false for a caller that checks once per batch of rows (the
+    /// check takes a lock).
+    func bind(_ values: [DatabaseValue], _ db: Database, checksCancellation: Bool = true) throws {
+        try bind(values, connection: db.sqliteConnection, checksCancellation: checksCancellation)
     }
 
     /// As `bind(_:_:)`, on a connection GRDB does not hold (`GuardedConnection`).
-    func bind(_ values: [DatabaseValue], connection: OpaquePointer?) throws {
-        try Cancellation.check()
+    func bind(_ values: [DatabaseValue], connection: OpaquePointer?, checksCancellation: Bool = true) throws {
+        if checksCancellation { try Cancellation.check() }
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (i, value) in values.enumerated() {
