@@ -56,19 +56,22 @@ def run(argv, accepted):
 pairs = {
     "snapshot": ([cdinspect, "snapshot", store, "--to", work + "/ours"], ["sqlite3", store, f".backup {work}/theirs.sqlite"], {0}),
     "diff (1% changed)": ([cdinspect, "diff", store, changed, "--format", "csv"], ["sqlite3", "-csv", f"file:{store}?mode=ro", except_sql], {1}),
-    "import (CSV)": ([cdinspect, "import", work + "/ours.sqlite", csv, "--entity", "Person"],
-                     ["sqlite3", work + "/theirs.sqlite", f".import --csv {csv} PEOPLE"], {0}),
+    "import (CSV)": ([cdinspect, "import", work + "/import-ours.sqlite", csv, "--entity", "Person"],
+                     ["sqlite3", work + "/import-theirs.sqlite", f".import --csv {csv} PEOPLE"], {0}),
 }
-def fresh():
+def fresh(name):
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    for side in ("ours", "theirs"):
-        shutil.copyfile(empty, f"{work}/{side}.sqlite")
+    # Only the import writes into an existing store (the empty one); the snapshot's and the
+    # backup's destinations must not exist, or the backup would go through that store's -wal.
+    if name.startswith("import"):
+        for side in ("ours", "theirs"):
+            shutil.copyfile(empty, f"{work}/import-{side}.sqlite")
 for name, (ours, theirs, accepted) in pairs.items():
     times, peak = {"ours": [], "theirs": []}, {"ours": 0, "theirs": 0}
     for i in range(runs + 1):
         for side, argv in (("ours", ours), ("theirs", theirs)):
-            fresh()
+            fresh(name)
             t, rss = run(argv, accepted if side == "ours" else {0})
             if i == 0: continue  # warm-up: both read the stores once
             times[side].append(t); peak[side] = max(peak[side], rss)
