@@ -114,6 +114,28 @@ final class ImportTests: ExampleStoreTestCase {
         XCTAssertEqual(try SQLiteShell.read(store, "SELECT hex(ZID) FROM ZPERSON WHERE Z_PK = 51"), "11111111111141118111111111111111")
     }
 
+    func testSkipInvalidWritesNothingWhenARejectedObjectMayBeNamed() throws {
+        // A car the model refuses (a year of text), named by its owner.
+        let uuid = Fixtures.exampleUUID
+        let document = try write("""
+            {"format": 1, "storeUUID": "\(uuid)", "entities": [
+              {"entity": "Car", "objects": [
+                {"objectID": "x-coredata://\(uuid)/Car/p1", "name": "Fiat", "plate": "XX-1", "year": "old"},
+                {"objectID": "x-coredata://\(uuid)/Car/p2", "name": "VW", "plate": "XX-2", "year": 2020}]},
+              {"entity": "Person", "objects": [
+                {"objectID": "x-coredata://\(uuid)/Person/p1", "name": "ann", "id": "11111111-1111-4111-8111-111111111111",
+                 "cars": ["x-coredata://\(uuid)/Car/p1", "x-coredata://\(uuid)/Car/p2"]}]}]}
+            """, "doc.json")
+        let before = try SQLiteShell.read(store, "SELECT count(*) FROM ZCAR")
+        let result = try cdinspect(["import", store, document, "--mode", "skip-invalid"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stdout.contains("Car object 1 (line 3) [x-coredata://\(uuid)/Car/p1]: year expects an integer, not \"old\""),
+                      result.stdout)
+        XCTAssertTrue(result.stderr.contains("1 rejected object(s) have object IDs other objects of the file may name: nothing was written"),
+                      result.stderr)
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT count(*) FROM ZCAR"), before)
+    }
+
     func testUpsertAndLinksKeepBothSidesAndHistory() throws {
         let home = folder.appendingPathComponent("h")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)

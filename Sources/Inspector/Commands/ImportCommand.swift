@@ -20,7 +20,8 @@ public struct ImportCommand: SessionCommand {
             each relationship (join rows, inverse keys, and the version and history of store objects whose \
             relationships change), and one persistent history transaction by the author cdinspect-import. \
             Everything is one transaction: all-or-nothing (the default) writes nothing when any object is \
-            rejected, skip-invalid writes the rest; every rejected object is named with its line or index and \
+            rejected, skip-invalid writes the rest (unless a rejected object has an object ID of the file, which \
+            other objects may name); every rejected object is named with its line or index and \
             the reason. --dry-run reports the same and writes nothing. Refused on a CloudKit-mirrored store \
             unless --allow-cloudkit, and while another process has the store open unless --force. Run it as \
             'cdinspect import STORE FILE', not in a session.
@@ -103,6 +104,10 @@ public struct ImportCommand: SessionCommand {
         })
         if showsProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         session.results().report(ImportReport(result, dryRun: dryRun, mode: options.mode).report)
+        if result.namedObjectsRejected > 0 && !dryRun {
+            throw CommandError.failed("\(result.namedObjectsRejected) rejected object(s) have object IDs other objects of the file may name: "
+                                      + "nothing was written (correct or remove them and what names them)")
+        }
         guard result.rejectedCount == 0 || (options.mode == .skipInvalid && !dryRun) else {
             throw CommandError.failed(dryRun ? "\(result.rejectedCount) object(s) would be rejected"
                                       : "\(result.rejectedCount) object(s) rejected: nothing was written (--mode skip-invalid writes the rest)")

@@ -54,8 +54,12 @@ public struct ImportResult: Sendable {
     /// Objects already in the store whose relationships the import changed (Core Data
     /// saves them too: their version goes up and history records the change).
     public var touched = 0
-    /// False for a dry run, and when all-or-nothing met a rejection.
+    /// False for a dry run, when all-or-nothing met a rejection, and when a rejected object
+    /// had an object ID of the file (others may name it).
     public var written = false
+    /// With skip-invalid: how many rejected objects had an object ID of the file, which kept
+    /// the rest from being written.
+    public var namedObjectsRejected = 0
 
     public static let rejectionsKept = 1000
 

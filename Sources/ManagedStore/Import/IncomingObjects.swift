@@ -157,8 +157,8 @@ struct JSONObjects: IncomingObjects {
     }
 
     private mutating func object(_ given: EntityMapping?, index: Int) throws -> IncomingObject {
-        let line = reader.line
         guard try reader.peekToken() == 123 else { throw reader.malformed("expected an object") }
+        let line = reader.line
         var entity = given
         var first = true
         var fields: [(key: String, value: IncomingObject.Value)] = []

@@ -85,6 +85,7 @@ public struct StoreImport {
         let coordinator = Coordinator(store: store)
         defer { coordinator.close() }
         var result = ImportResult()
+        var rejectedWithIDs = 0
         do {
             try coordinator.write { db in
                 // A large import spills its pages into the -wal before it commits; a page
@@ -109,6 +110,7 @@ public struct StoreImport {
                         }
                     } catch let rejection as ImportWriter.Rejection {
                         result.rejectedCount += 1
+                        if object.sourceID != nil { rejectedWithIDs += 1 }
                         if result.rejections.count < ImportResult.rejectionsKept {
                             result.rejections.append(ImportRejection(position: object.position, key: rejection.key ?? object.sourceIDText,
                                                                      reason: rejection.why))
@@ -116,7 +118,10 @@ public struct StoreImport {
                     }
                 }
                 result.touched = try writer.finish()
-                if options.dryRun || (options.mode == .allOrNothing && result.rejectedCount > 0) { throw Rollback() }
+                // Objects of the file may name a rejected one by its ID: writing the rest would
+                // leave them pointing at a row that is not there, which the app would fault on.
+                if options.mode == .skipInvalid && rejectedWithIDs > 0 { result.namedObjectsRejected = rejectedWithIDs }
+                if options.dryRun || result.rejectedCount > 0 && (options.mode == .allOrNothing || rejectedWithIDs > 0) { throw Rollback() }
             }
             result.written = true
         } catch is Rollback {
