@@ -136,6 +136,23 @@ final class ImportTests: ExampleStoreTestCase {
         XCTAssertEqual(try SQLiteShell.read(store, "SELECT count(*) FROM ZCAR"), before)
     }
 
+    func testAHandEditedStoreIsRefusedWhereASaveWouldRefuseIt() throws {
+        // A version that is no integer: the upsert cannot check it, and says so.
+        try SQLiteShell.run(store, "UPDATE ZPERSON SET Z_OPT = 'x' WHERE Z_PK = 1")
+        let people = try write("name,age,id\ndave0,50,00000000-0000-4000-8000-000000000000\n", "people.csv")
+        let upsert = try cdinspect(["import", store, people, "--entity", "Person", "--upsert", "id"])
+        XCTAssertEqual(upsert.status, 1, upsert.stderr)
+        XCTAssertTrue(upsert.stdout.contains("the matching Person's version (Z_OPT) is \"x\", not an integer"), upsert.stdout)
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT ZAGE FROM ZPERSON WHERE Z_PK = 1"), "43")
+        // A key counter that is no integer: refused as a save refuses it, in one line.
+        try SQLiteShell.run(store, "UPDATE Z_PRIMARYKEY SET Z_MAX = 'abc' WHERE Z_NAME = 'Tag'")
+        let tags = try write(#"[{"name": "t1"}]"#, "tags.json")
+        let counter = try cdinspect(["import", store, tags, "--entity", "Tag"])
+        XCTAssertEqual(counter.status, 1)
+        XCTAssertEqual(counter.stderr, "cdinspect: error: Z_PRIMARYKEY's Z_MAX for Tag is \"abc\", not an integer: new Tag objects cannot be given primary keys\n")
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT count(*) FROM ZTAG"), "4")
+    }
+
     func testUpsertAndLinksKeepBothSidesAndHistory() throws {
         let home = folder.appendingPathComponent("h")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)

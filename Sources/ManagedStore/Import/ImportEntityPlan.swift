@@ -80,7 +80,7 @@ final class ImportEntityPlan {
         self.required = required
         attributes = attributeNames.compactMap { entity.attribute($0).map { ImportAttribute($0.attribute) } }
         attributeSlots = Dictionary(attributeNames.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
-        rootName = ImportWriter.root(of: entity, in: mapping).name
+        rootName = mapping.rootEntity(of: entity).name
         insertSQL = "INSERT INTO \(SQL.identifier(entity.table))(\(names.map(SQL.identifier).joined(separator: ", "))) "
             + "VALUES(\(names.map { _ in "?" }.joined(separator: ", ")))"
     }
@@ -126,7 +126,7 @@ final class ImportEntityPlan {
         guard let row = try Row.fetchOne(db, sql: sql, arguments: [key]) else { return ([:], 0) }
         var values: [String: DatabaseValue] = [:]
         for (i, name) in names.enumerated() { values[name] = row[i + 1] }
-        return (values, row[0] ?? 0)
+        return (values, Int64.fromDatabaseValue(row[0]) ?? 0)
     }
 
     /// A refused row's reason in the model's words: a uniqueness constraint names its

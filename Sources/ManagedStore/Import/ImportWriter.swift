@@ -53,24 +53,29 @@ struct ImportWriter {
 
     // MARK: Keys
 
-    static func root(of entity: EntityMapping, in mapping: StoreMapping) -> EntityMapping {
-        var current = entity
-        while let parent = current.superentityName, let found = mapping.entity(named: parent) { current = found }
-        return current
+    /// The highest key the root's table has handed out: its counter (refused when damaged,
+    /// as a save refuses it), or a row past it.
+    private func currentMax(_ rootName: String) throws -> Int64 {
+        guard let root = store.mapping.entity(named: rootName) else { return 0 }
+        let rows = try integer("SELECT max(Z_PK) FROM \(SQL.identifier(root.table))") ?? 0
+        return max(try StoreWriter.keyCounter(of: root, db), rows)
     }
 
-    /// The highest key the root's table has handed out: its counter, or a row past it.
-    private func currentMax(_ rootName: String) throws -> Int64 {
-        guard let root = store.mapping.entity(named: rootName), let id = root.entityID else { return 0 }
-        let counter = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [id]) ?? 0
-        let rows = try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM \(SQL.identifier(root.table))") ?? 0
-        return max(counter, rows)
+    /// An integer a query reads; nil for none, and for a value that is no integer (stores are
+    /// user input: a hand-edited key column may hold text).
+    private func integer(_ sql: String, _ arguments: StatementArguments = StatementArguments()) throws -> Int64? {
+        try DatabaseValue.fetchOne(db, sql: sql, arguments: arguments).flatMap(Int64.fromDatabaseValue)
+    }
+
+    /// The entity the row `key` of `table` says it is (its `Z_ENT`); nil without such a row.
+    private func storedEntity(_ table: String, _ key: Int64) throws -> EntityMapping? {
+        try integer("SELECT Z_ENT FROM \(SQL.identifier(table)) WHERE Z_PK = ?", [key]).flatMap { store.mapping.entity(withID: Int($0)) }
     }
 
     /// The key an object of the file gets in the store.
     private func storeKey(uuid: String, entity: EntityMapping, fileKey: Int64) -> Int64? {
         if let existing = named.matched["\(uuid)/\(entity.name)/\(fileKey)"] { return existing }
-        let root = Self.root(of: entity, in: store.mapping).name
+        let root = store.mapping.rootEntity(of: entity).name
         return offsets["\(uuid)/\(root)"].map { $0 + fileKey }
     }
 
@@ -96,7 +101,7 @@ struct ImportWriter {
             lastPlan = plan
             return plan
         }
-        let root = Self.root(of: entity, in: store.mapping).name
+        let root = store.mapping.rootEntity(of: entity).name
         let keys = try rootKeys[root] ?? RootKeys(next: currentMax(root))
         rootKeys[root] = keys
         let plan = try ImportEntityPlan(entity, mapping: store.mapping, rootKeys: keys)
@@ -296,9 +301,7 @@ struct ImportWriter {
                 return ImportMember(entity: target, key: key, inFile: named.matched["\(fileUUID)/\(target.name)/\(id.primaryKey)"] == nil)
             }
             guard id.storeUUID == nil || id.storeUUID == store.uuid,
-                  let stored = try Int64.fetchOne(db, sql: "SELECT Z_ENT FROM \(SQL.identifier(target.table)) WHERE Z_PK = ?",
-                                                  arguments: [id.primaryKey]),
-                  let storedEntity = store.mapping.entity(withID: Int(stored)), storedEntity.name == target.name else {
+                  try storedEntity(target.table, id.primaryKey)?.name == target.name else {
                 throw Rejection(why: "\(name) holds \(text), which is neither an object of the file nor one of the store")
             }
             return ImportMember(entity: target, key: id.primaryKey, inFile: false)
@@ -315,7 +318,7 @@ struct ImportWriter {
         let found = try Row.fetchAll(db, sql: "SELECT Z_PK, Z_ENT FROM \(SQL.identifier(destination.table)) WHERE \(SQL.identifier(column)) = ?"
                                      + " AND Z_ENT IN (\(destination.entityIDs.map(String.init).joined(separator: ", "))) LIMIT 2",
                                      arguments: [value])
-        guard found.count == 1, let entity = store.mapping.entity(withID: found[0][1]) else {
+        guard found.count == 1, let entity = Int64.fromDatabaseValue(found[0][1]).flatMap({ store.mapping.entity(withID: Int($0)) }) else {
             throw Rejection(why: found.isEmpty ? "\(relationship): no \(destination.name) has \(key) = \(ImportValue.quote(text))"
                             : "\(relationship): more than one \(destination.name) has \(key) = \(ImportValue.quote(text))")
         }
@@ -350,7 +353,14 @@ struct ImportWriter {
                                     + (conditions + ["Z_ENT IN (\(entity.entityIDs.map(String.init).joined(separator: ", ")))"]).joined(separator: " AND ")
                                     + " LIMIT 2", arguments: StatementArguments(values))
         guard rows.count <= 1 else { throw Rejection(why: "more than one \(entity.name) in the store has these key values") }
-        return rows.first.map { ($0[0], $0[1], $0[2] ?? 0) }
+        guard let row = rows.first else { return nil }
+        // Z_PK is the rowid, an integer. A version that is no integer cannot be checked, as a
+        // save checks it before it writes (a hand-edited row).
+        let version: DatabaseValue = row[2]
+        guard let checked = Int64.fromDatabaseValue(version) else {
+            throw Rejection(why: "the matching \(entity.name)'s version (Z_OPT) is \(version), not an integer")
+        }
+        return (row[0], Int64.fromDatabaseValue(row[1]) ?? 0, checked)
     }
 
     // MARK: Writing
@@ -388,7 +398,7 @@ struct ImportWriter {
             if r.relationship.inverseName != nil, case .foreignKey(let column, _) = r.storage {
                 try noteGiven(entity.table, column, member: key)
             }
-            if let member { try linkInverse(of: r, owner: owner, to: member, previous: nil) }
+            if let member { try linkInverse(of: r, owner: owner, to: member) }
         }
         for (name, members) in values.toManys.sorted(by: { $0.key < $1.key }) {
             guard let r = entity.relationship(name), !members.isEmpty else { continue }
@@ -458,7 +468,7 @@ struct ImportWriter {
         try history?.update(entity, existing.key, keys: changed)
         for (r, member, was) in inverses {
             if let was, let inverse = r.relationship.inverseName { touch(was, inverse) }
-            if let member { try linkInverse(of: r, owner: owner, to: member, previous: was) }
+            if let member { try linkInverse(of: r, owner: owner, to: member) }
         }
         for (r, old, new) in toManys { try writeToMany(r, owner: owner, old: old, new: new) }
         return .updated
@@ -479,13 +489,15 @@ struct ImportWriter {
             return []
         }
         return try Row.fetchAll(db, sql: sql, arguments: [owner]).compactMap { row in
-            store.mapping.entity(withID: row[1]).map { ImportMember(entity: $0, key: row[0], inFile: false) }
+            guard let key = Int64.fromDatabaseValue(row[0]), let entity = Int64.fromDatabaseValue(row[1]).flatMap({ store.mapping.entity(withID: Int($0)) })
+            else { return nil }
+            return ImportMember(entity: entity, key: key, inFile: false)
         }
     }
 
     /// The other side of a to-one just written: a to-many inverse gains the owner (a store
     /// object's version and history say so); a to-one inverse's key column points back.
-    private mutating func linkInverse(of r: RelationshipMapping, owner: ImportMember, to member: ImportMember, previous: ImportMember?) throws {
+    private mutating func linkInverse(of r: RelationshipMapping, owner: ImportMember, to member: ImportMember) throws {
         guard let inverseName = r.relationship.inverseName, let inverse = member.entity.relationship(inverseName) else { return }
         if inverse.relationship.isToMany {
             if !member.inFile { touch(member, inverseName) }
@@ -498,14 +510,13 @@ struct ImportWriter {
             return
         }
         // A one-to-one: the member's old partner loses it.
-        if let old = try Int64.fetchOne(db, sql: "SELECT \(SQL.identifier(column)) FROM \(SQL.identifier(member.entity.table)) WHERE Z_PK = ?",
-                                        arguments: [member.key]), old != owner.key,
+        if let old = try integer("SELECT \(SQL.identifier(column)) FROM \(SQL.identifier(member.entity.table)) WHERE Z_PK = ?", [member.key]),
+           old != owner.key,
            case .foreignKey(let ownColumn, let ownEntityColumn) = r.storage {
             let clear = [ownColumn] + (ownEntityColumn.map { [$0] } ?? [])
             try db.execute(sql: "UPDATE \(SQL.identifier(owner.entity.table)) SET \(clear.map { "\(SQL.identifier($0)) = NULL" }.joined(separator: ", ")) WHERE Z_PK = ?",
                            arguments: [old])
-            if let oldEntity = try Int64.fetchOne(db, sql: "SELECT Z_ENT FROM \(SQL.identifier(owner.entity.table)) WHERE Z_PK = ?", arguments: [old])
-                .flatMap({ store.mapping.entity(withID: Int($0)) }) {
+            if let oldEntity = try storedEntity(owner.entity.table, old) {
                 touch(ImportMember(entity: oldEntity, key: old, inFile: false), r.relationship.name)
             }
         }
@@ -555,10 +566,8 @@ struct ImportWriter {
                 }
                 if !oldKeys.contains(member.key), let inverseName {
                     // The member leaves its old owner, whose to-many loses it.
-                    if let previous = try Int64.fetchOne(db, sql: "SELECT \(SQL.identifier(column)) FROM \(SQL.identifier(table)) WHERE Z_PK = ?",
-                                                         arguments: [member.key]), previous != owner.key,
-                       let previousEntity = try Int64.fetchOne(db, sql: "SELECT Z_ENT FROM \(SQL.identifier(owner.entity.table)) WHERE Z_PK = ?",
-                                                               arguments: [previous]).flatMap({ store.mapping.entity(withID: Int($0)) }) {
+                    if let previous = try integer("SELECT \(SQL.identifier(column)) FROM \(SQL.identifier(table)) WHERE Z_PK = ?", [member.key]),
+                       previous != owner.key, let previousEntity = try storedEntity(owner.entity.table, previous) {
                         touch(ImportMember(entity: previousEntity, key: previous, inFile: false), r.relationship.name)
                     }
                     touch(member, inverseName)

@@ -163,7 +163,7 @@ struct FileObjectIDs {
                 throw ImportError.shape("the object ID \(object.sourceIDText ?? "") names \(id.entityName), which is not in the store's model")
             }
             ids.keys["\(uuid)/\(named.name)", default: []].append(id.primaryKey)
-            let root = "\(uuid)/\(ImportWriter.root(of: named, in: importer.store.mapping).name)"
+            let root = "\(uuid)/\(importer.store.mapping.rootEntity(of: named).name)"
             ids.highest[root] = max(ids.highest[root] ?? 0, id.primaryKey)
             if matcher != nil, let existing = try matcher?.match(object) {
                 ids.matched["\(uuid)/\(named.name)/\(id.primaryKey)"] = existing

@@ -23,6 +23,12 @@ public struct StoreMapping: Sendable {
         positionsByID[id].map { entities[$0] }
     }
 
+    /// The root of the entity's inheritance chain: the entity whose table it shares and whose
+    /// `Z_MAX` hands out its keys (the model's own walk, which a parent loop cannot trap).
+    public func rootEntity(of entity: EntityMapping) -> EntityMapping {
+        model.rootEntity(of: entity.name).flatMap { self.entity(named: $0.name) } ?? entity
+    }
+
     public init(model: ManagedObjectModel, schema: SchemaSnapshot) {
         self.model = model
         var builder = Builder(model: model, schema: schema)

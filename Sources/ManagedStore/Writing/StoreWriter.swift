@@ -26,25 +26,14 @@ struct StoreWriter {
     mutating func allocateKeys(_ objects: [ManagedObject], storeUUID: String) throws {
         let byTable = Dictionary(grouping: objects) { $0.entity.table }
         for (table, group) in byTable.sorted(by: { $0.key < $1.key }) {
-            guard let root = rootEntity(of: group[0].entity), let rootID = root.entityID else {
+            let root = mapping.rootEntity(of: group[0].entity)
+            guard let rootID = root.entityID else {
                 throw StoreError.sqlite("no Z_PRIMARYKEY row for the table \(table)")
             }
-            let stored = try DatabaseValue.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [rootID]) ?? .null
-            let max: Int64
-            switch stored.storage {
-            case .null: max = 0
-            case .int64(let value): max = value
-            default:
-                // Read as 0, it would hand out keys rows already have.
-                throw StoreError.primaryKeyCounterDamaged(entity: root.name, stored: stored.description, problem: "not an integer")
-            }
-            // Keys are positive (a negative one would read as a temporary ID) and fit 64 bits.
-            guard max >= 0 else {
-                throw StoreError.primaryKeyCounterDamaged(entity: root.name, stored: stored.description, problem: "a negative number")
-            }
+            let max = try Self.keyCounter(of: root, db)
             let (newMax, overflow) = max.addingReportingOverflow(Int64(group.count))
             guard !overflow else {
-                throw StoreError.primaryKeyCounterDamaged(entity: root.name, stored: stored.description,
+                throw StoreError.primaryKeyCounterDamaged(entity: root.name, stored: String(max),
                                                           problem: "too close to the largest 64-bit integer for \(group.count) more")
             }
             try db.execute(sql: "UPDATE OR FAIL Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX = ?",
@@ -55,10 +44,23 @@ struct StoreWriter {
         }
     }
 
-    func rootEntity(of entity: EntityMapping) -> EntityMapping? {
-        var current = entity
-        while let parentName = current.superentityName, let parent = mapping.entity(named: parentName) { current = parent }
-        return current
+    /// A root entity's `Z_MAX`: the last key handed out (0 when unset). Refused when it is no
+    /// integer (read as 0, it would hand out keys rows already have) or negative (a negative
+    /// key reads as a temporary ID).
+    static func keyCounter(of root: EntityMapping, _ db: Database) throws -> Int64 {
+        guard let rootID = root.entityID else { return 0 }
+        let stored = try DatabaseValue.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [rootID]) ?? .null
+        switch stored.storage {
+        case .null:
+            return 0
+        case .int64(let value):
+            guard value >= 0 else {
+                throw StoreError.primaryKeyCounterDamaged(entity: root.name, stored: stored.description, problem: "a negative number")
+            }
+            return value
+        default:
+            throw StoreError.primaryKeyCounterDamaged(entity: root.name, stored: stored.description, problem: "not an integer")
+        }
     }
 
     func permanent(_ id: ObjectID) -> ObjectID { keys[id] ?? id }
