@@ -144,6 +144,16 @@ final class ImportTests: ExampleStoreTestCase {
         XCTAssertEqual(upsert.status, 1, upsert.stderr)
         XCTAssertTrue(upsert.stdout.contains("the matching Person's version (Z_OPT) is \"x\", not an integer"), upsert.stdout)
         XCTAssertEqual(try SQLiteShell.read(store, "SELECT ZAGE FROM ZPERSON WHERE Z_PK = 1"), "43")
+        // Two people with one id: an upsert of an object with an object ID (matched in the
+        // first pass) is a rejection, not an error of the whole import.
+        try SQLiteShell.run(store, "DROP INDEX IF EXISTS Z_Person_UNIQUE_id; UPDATE ZPERSON SET ZID = (SELECT ZID FROM ZPERSON WHERE Z_PK = 3) WHERE Z_PK = 4")
+        let twice = try write(#"[{"objectID": "x-coredata://\#(Fixtures.exampleUUID)/Person/p3", "name": "x", "id": "00000000-0000-4002-AAF8-94FE72F36E3C"}]"#,
+                              "twice.json")
+        let matched = try cdinspect(["import", store, twice, "--upsert", "id"])
+        XCTAssertEqual(matched.status, 1, matched.stderr)
+        XCTAssertTrue(matched.stdout.contains("Person object 1 (line 1) [id=00000000-0000-4002-AAF8-94FE72F36E3C]: more than one Person in the store has these key values"),
+                      matched.stdout)
+        XCTAssertTrue(matched.stderr.hasPrefix("cdinspect: error: 1 object(s) rejected"), matched.stderr)
         // A key counter that is no integer: refused as a save refuses it, in one line.
         try SQLiteShell.run(store, "UPDATE Z_PRIMARYKEY SET Z_MAX = 'abc' WHERE Z_NAME = 'Tag'")
         let tags = try write(#"[{"name": "t1"}]"#, "tags.json")

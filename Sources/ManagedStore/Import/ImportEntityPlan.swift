@@ -50,11 +50,13 @@ final class ImportEntityPlan {
         var names = ["Z_PK", "Z_ENT", "Z_OPT"]
         var defaults: [DatabaseValue?] = []
         var attributeNames: [String] = []
+        var attributes: [ImportAttribute] = []
         var required: [(slot: Int, name: String)] = []
         for key in StoreWriter.rowKeys(entity) {
             if let a = entity.attribute(key), let column = a.column {
                 let slot = attributeNames.count
                 attributeNames.append(key)
+                attributes.append(ImportAttribute(a.attribute))
                 columns.append(.attribute(name: key, column: column, slot: slot))
                 names.append(column)
                 if let text = a.attribute.defaultValue,
@@ -78,7 +80,7 @@ final class ImportEntityPlan {
         self.defaults = defaults
         self.attributeNames = attributeNames
         self.required = required
-        attributes = attributeNames.compactMap { entity.attribute($0).map { ImportAttribute($0.attribute) } }
+        self.attributes = attributes
         attributeSlots = Dictionary(attributeNames.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
         rootName = mapping.rootEntity(of: entity).name
         insertSQL = "INSERT INTO \(SQL.identifier(entity.table))(\(names.map(SQL.identifier).joined(separator: ", "))) "

@@ -152,7 +152,7 @@ struct FileObjectIDs {
         var objects = try importer.objects()
         defer { objects.close() }
         var count = 0
-        var matcher = importer.options.upsertKeys.isEmpty ? nil : UpsertMatcher(store: importer.store, keys: importer.options.upsertKeys)
+        let matcher = importer.options.upsertKeys.isEmpty ? nil : UpsertMatcher(store: importer.store, keys: importer.options.upsertKeys)
         while let object = try objects.next() {
             if count & 255 == 0 { try Cancellation.check() }
             count += 1
@@ -165,7 +165,7 @@ struct FileObjectIDs {
             ids.keys["\(uuid)/\(named.name)", default: []].append(id.primaryKey)
             let root = "\(uuid)/\(importer.store.mapping.rootEntity(of: named).name)"
             ids.highest[root] = max(ids.highest[root] ?? 0, id.primaryKey)
-            if matcher != nil, let existing = try matcher?.match(object) {
+            if let existing = try matcher?.match(object) {
                 ids.matched["\(uuid)/\(named.name)/\(id.primaryKey)"] = existing
             }
         }
@@ -196,10 +196,17 @@ struct UpsertMatcher {
     let store: PersistentStore
     let keys: [String]
 
-    mutating func match(_ object: IncomingObject) throws -> Int64? {
+    /// The key of the one store object the incoming one updates; nil when there is none, or
+    /// when the match is a rejection (no key given, several matches), which the second pass
+    /// reports where it writes.
+    func match(_ object: IncomingObject) throws -> Int64? {
         guard let values = try? ImportWriter.keyValues(object, keys: keys) else { return nil }
-        return try store.reader.read { db in
-            try ImportWriter.findExisting(object.entity, keys: keys, values: values, db: db)?.key
+        do {
+            return try store.reader.read { db in
+                try ImportWriter.findExisting(object.entity, keys: keys, values: values, db: db)?.key
+            }
+        } catch is ImportWriter.Rejection {
+            return nil
         }
     }
 }
