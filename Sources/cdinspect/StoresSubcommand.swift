@@ -27,13 +27,12 @@ struct StoresSubcommand: ParsableCommand {
         try Diagnostics.reporting {
             guard let roots = folders.isEmpty ? StoreSearch.defaultRoots : folders else { throw StoreSearchError.noRoot }
             var finder = StoreFinder()
-            if isatty(STDERR_FILENO) == 1 {
-                finder.progress = { folders, stores in
-                    FileHandle.standardError.write(Data("\rsearching: \(folders) folders, \(stores) stores".utf8))
-                }
+            let progress = ProgressLine()
+            if progress.isShown {
+                finder.progress = { folders, stores in progress.show("searching: \(folders) folders, \(stores) stores") }
             }
             var stores = finder.find(in: roots)
-            if finder.progress != nil { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            progress.clear()
             if !finder.unreadable.isEmpty {
                 let shown = finder.unreadable.prefix(3).joined(separator: ", ")
                 Diagnostics.warning("\(finder.unreadable.count) folder\(finder.unreadable.count == 1 ? "" : "s") could not be read: \(shown)"

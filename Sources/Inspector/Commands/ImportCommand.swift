@@ -97,13 +97,10 @@ public struct ImportCommand: SessionCommand {
         }
         let store = session.store
         let importer = try StoreImport(store: store, file: file, options: options)
-        let showsProgress = isatty(STDERR_FILENO) == 1
-        let result = try importer.run(progress: { pass, objects in
-            guard showsProgress else { return }
-            FileHandle.standardError.write(Data("\r\(pass == 1 ? "reading" : "importing") \(objects) objects…\u{1B}[K".utf8))
-        })
-        if showsProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        session.results().report(ImportReport(result, dryRun: dryRun, mode: options.mode).report)
+        let progress = ProgressLine()
+        let result = try importer.run(progress: { pass, objects in progress.show("\(pass == 1 ? "reading" : "importing") \(objects) objects…") })
+        progress.clear()
+        session.results().report(ImportReport(result: result, dryRun: dryRun).report)
         if result.namedObjectsRejected > 0 && !dryRun {
             throw CommandError.failed("\(result.namedObjectsRejected) rejected object(s) have object IDs other objects of the file may name: "
                                       + "nothing was written (correct or remove them and what names them)")
@@ -119,13 +116,6 @@ public struct ImportCommand: SessionCommand {
 struct ImportReport {
     let result: ImportResult
     let dryRun: Bool
-    let mode: ImportOptions.Mode
-
-    init(_ result: ImportResult, dryRun: Bool, mode: ImportOptions.Mode) {
-        self.result = result
-        self.dryRun = dryRun
-        self.mode = mode
-    }
 
     var report: Report {
         Report(value: {

@@ -25,9 +25,6 @@ enum ImportValue {
             return try fromText(n, quoted: false, a)
         case (.bool(let b), .boolean), (.bool(let b), .undefined):
             return Int64(b ? 1 : 0).databaseValue
-        case (.raw(let bytes), _):
-            // Only JSON-holding attributes ask for raw bytes.
-            return try fromText(String(decoding: bytes, as: UTF8.self), quoted: true, a)
         default:
             throw Refusal(why: "\(a.name) is \(a.type.withArticle), not \(describe(value))")
         }
