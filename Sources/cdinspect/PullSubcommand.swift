@@ -17,7 +17,8 @@ struct PullSubcommand: ParsableCommand {
             --to in DIR. The next pull of the same app's store is kept beside it, so 'cdinspect diff' compares \
             two pulls (name the first, give the second's folder), and 'snapshots' lists them. Without --store \
             the container's files are listed ('devicectl device info files') and the one .sqlite or .store \
-            file in it is taken; with several, --store names the one (a path inside the container, such as \
+            file in it is taken (SwiftData's Library/Application Support/default.store when the listing names \
+            none); with several, --store names the one (a path inside the container, such as \
             'Library/Application Support/default.store'). The work folder is removed afterwards.
             """)
 
