@@ -9,7 +9,7 @@ final class CompletionTests: ExampleStoreTestCase {
             let r = try CLI.run(["--generate-completion-script", shell])
             XCTAssertEqual(r.status, 0, r.stderr)
             for word in ["history", "watch", "cloudkit", "sql", "stores", "mcp", "context-name", "snapshot", "restore", "export",
-                         "import", "upsert", "diff", "create", "pull", "device"] {
+                         "import", "upsert", "diff", "create", "pull", "device", "managed-object"] {
                 XCTAssertTrue(r.stdout.contains(word), "\(shell) completion lacks \(word)")
             }
         }

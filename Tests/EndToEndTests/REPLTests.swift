@@ -47,6 +47,10 @@ final class REPLTests: XCTestCase {
         terminal.type("count Tag --con\tbackg\t\r")
         terminal.expect("4\r\n")
         XCTAssertEqual(try lastCommand(), "count Tag --context background ", "completed, with the space after")
+        // explain's --as completes the code forms too.
+        terminal.type("explain Tag --where 'name == \"work\"' --as fetch-d\t\r")
+        terminal.expect("let descriptor = FetchDescriptor<Tag>(")
+        XCTAssertEqual(try lastCommand(), "explain Tag --where 'name == \"work\"' --as fetch-descriptor ")
 
         // The prompt shows a pin.
         terminal.type("pin\r")

@@ -65,6 +65,33 @@ final class SwiftDataCompositeTests: XCTestCase {
         XCTAssertEqual(count.stderr, "", "no model/table warning")
     }
 
+    /// A Swift predicate reads a composite as SwiftData declares it: an enum compared with its
+    /// case, a struct's element through optional chaining; the SQL is the key paths'.
+    func testSwiftPredicatesReadCompositesAsSwiftDataDeclaresThem() throws {
+        for (swift, ns) in [("#Predicate<Quote> { $0.ice == .crushed }", "ice.ice == 'crushed'"),
+                            ("{ $0.author?.person == \"Oscar Wilde\" && $0.author!.year! < 1900 }", "author.person == 'Oscar Wilde' AND author.year < 1900"),
+                            ("{ $0.ice != .cubed }", "ice.ice != 'cubed'")] {
+            let a = try CLI.run(["explain", store, "Quote", "--where", swift])
+            let b = try CLI.run(["explain", store, "Quote", "--where", ns])
+            XCTAssertEqual(a.status, 0, a.stderr)
+            XCTAssertEqual(a.stdout, b.stdout, swift)
+            XCTAssertEqual(try CLI.run(["count", store, "Quote", "--where", swift]).stdout, "1\n", swift)
+        }
+        XCTAssertEqual(try CLI.run(["count", store, "Quote", "--where", "{ $0.ice == .cubed }"]).stdout, "0\n")
+    }
+
+    /// `model export --swift` declares the struct and the enum beside the class.
+    func testModelExportDeclaresCompositesAsCodableTypes() throws {
+        let out = folder.appendingPathComponent("Models")
+        let result = try CLI.run(["model", store, "export", out.path, "--swift"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let source = try String(contentsOf: out.appendingPathComponent("Quote.swift"), encoding: .utf8)
+        for line in ["    var author: Author?\n", "    var ice: Ice?\n", "struct Author: Codable {\n    var id: UUID?\n    var person: String?\n",
+                     "enum Ice: String, Codable {\n}", "struct CompiledTags: Codable {\n"] {
+            XCTAssertTrue(source.contains(line), "no \(line) in\n\(source)")
+        }
+    }
+
     /// An array element prints as JSON: nested in JSON output, its compact text elsewhere.
     func testArraysPrintAsJSON() throws {
         let rows = try XCTUnwrap(CLI.json(["fetch", store, "Quote", "--format", "json"]) as? [[String: Any]])

@@ -125,8 +125,8 @@ public struct CloudKitCommand: SessionCommand {
         let store = session.store
         let writer = results.rows(["objectID", "recordName", "zone", "needsUpload", "needsCloudDelete", "needsLocalDelete",
                                          "lastExportedToken", "pendingExportToken", "pendingExportChangeType"])
-        let predicate = try self.predicate.predicate(warn: session.warn)
         let entity = try target.map(store.entity)
+        let predicate = try self.predicate.predicate(entity: entity?.name, model: store.model, warn: session.warn)
         try store.read { db in try mirroring.objects(entity: entity, predicate: predicate, predicateText: self.predicate.text, db) { o in
             writer.row([.objectURI(prefix: ObjectID.uriPrefix(storeUUID: store.uuid, entityName: o.entityName), key: o.primaryKey),
                         HistoryRows.text(o.recordName), HistoryRows.text(o.zoneName), .bool(o.needsUpload), .bool(o.needsCloudDelete),

@@ -19,7 +19,7 @@ public struct CountCommand: SessionCommand {
     public init() {}
 
     public func run(in session: Session) throws {
-        let request = FetchRequest(entityName: entity, predicate: try predicate.predicate(warn: session.warn), predicateText: predicate.text, resultType: .count)
+        let request = FetchRequest(entityName: entity, predicate: try predicate.predicate(entity: entity, model: session.store.model, warn: session.warn), predicateText: predicate.text, resultType: .count)
         try FetchCommand.printCount(request, in: session, results: session.results(output), options: inContext)
     }
 }
@@ -30,7 +30,13 @@ public struct ExplainCommand: SessionCommand {
     public static let configuration = CommandConfiguration(
         commandName: "explain",
         abstract: "Print the SQL a fetch would run, and its bound values, without running it.",
-        discussion: "Takes the options of fetch. The SQL is what cdinspect runs, written as Core Data's SQLite store writes it; the cdi_* functions stand in for the ones Core Data registers (NSCoreDataLike, NSCoreDataStringSearch, …).")
+        discussion: """
+            Takes the options of fetch. The SQL is what cdinspect runs, written as Core Data's SQLite store writes it; the cdi_* \
+            functions stand in for the ones Core Data registers (NSCoreDataLike, NSCoreDataStringSearch, …). \
+            --as swift|fetch-descriptor|nspredicate|fetch-request prints the fetch as code to paste instead, from either \
+            predicate syntax: a #Predicate, a SwiftData FetchDescriptor with its sort, limit and offset, an NSPredicate, or an \
+            NSFetchRequest set-up. A predicate with no #Predicate form (LIKE, MATCHES, aggregates such as @avg, …) is refused.
+            """)
 
     @Argument(help: "The entity to fetch.", completion: EntityCompletion.kind)
     public var entity: String
@@ -42,7 +48,21 @@ public struct ExplainCommand: SessionCommand {
     public init() {}
 
     public func run(in session: Session) throws {
-        let plan = try FetchPlan(try shape.request(entity: entity, predicate: predicate, warn: session.warn).storeRequest, store: session.store)
+        if let form = shape.resultType.flatMap(FetchCode.Form.init(rawValue:)) {
+            var shape = self.shape
+            shape.resultType = nil
+            let request = try shape.request(entity: entity, predicate: predicate, model: session.store.model, warn: session.warn)
+            let code = try FetchCode.write(request, as: form, model: session.store.model)
+            let lines = { code.split(separator: "\n", omittingEmptySubsequences: false).map { ReportPart.line(String($0)) } }
+            session.results(output).report(Report(value: { .object([("as", .string(form.rawValue)), ("code", .string(code))]) },
+                                                  people: lines, csv: lines))
+            return
+        }
+        if let type = shape.resultType, FetchRequest.ResultType(rawValue: type) == nil {
+            let forms = FetchRequest.ResultType.allCases.map(\.rawValue) + FetchCode.Form.allCases.map(\.rawValue)
+            throw CommandError.usage("--as takes \(forms.joined(separator: ", ")), not '\(type)'")
+        }
+        let plan = try FetchPlan(try shape.request(entity: entity, predicate: predicate, model: session.store.model, warn: session.warn).storeRequest, store: session.store)
         plan.warnings.forEach(session.warn)
         let values = plan.statement.storedArguments.map(OutputValue.init)
         let sql = plan.statement.sql
@@ -67,13 +87,20 @@ extension CountCommand {
 
 extension ExplainCommand {
     static let tool = ToolDeclaration(
-        title: "Explain a fetch's SQL", description: "The SQL a fetch runs, and its bound values.",
-        arguments: [.entity(), .predicate, .predicateArguments, ToolArgument("sort", .list, "Sort keys, comma-separated or an array.")]
+        title: "Explain a fetch's SQL", description: "The SQL a fetch runs, and its bound values; with 'as', the fetch as Swift or Objective-C-style code to paste.",
+        arguments: [.entity(), .predicate, .predicateArguments, ToolArgument("sort", .list, "Sort keys, comma-separated or an array."),
+                    ToolArgument("as", .string, "Instead of the SQL, the fetch as code to paste: swift (a #Predicate), fetch-descriptor, nspredicate or fetch-request.")]
     ) { a in
         var command = try ExplainCommand.parse(["-"])
         command.entity = a.text("entity") ?? ""
         command.predicate = try a.predicate()
         command.shape.sort = a.items("sort")
+        if let form = a.text("as") {
+            guard FetchCode.Form(rawValue: form) != nil else {
+                throw CommandError.usage("explain: 'as' takes \(FetchCode.Form.allCases.map(\.rawValue).joined(separator: ", ")), not '\(form)'")
+            }
+            command.shape.resultType = form
+        }
         return command
     }
 }

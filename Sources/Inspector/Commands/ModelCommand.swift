@@ -11,7 +11,11 @@ public struct ModelCommand: SessionCommand {
         discussion: """
             'model' prints the model as the contents XML of an .xcdatamodel. 'model export DIR' writes it as \
             DIR/NAME.xcdatamodeld (or to DIR itself when it ends in .xcdatamodeld) with one version and \
-            .xccurrentversion, ready for Xcode or --model; nothing that exists is overwritten. \
+            .xccurrentversion, ready for Xcode or --model; nothing that exists is overwritten. With --swift it writes \
+            DIR/CLASS.swift per entity instead: a SwiftData @Model class with its attributes' Swift types and optionality, \
+            @Attribute options (.unique, .externalStorage, .ephemeral, originalName), #Unique, #Index, composites as Codable \
+            types and @Relationship with delete rules and inverses; with --managed-object, NSManagedObject subclasses with \
+            @NSManaged properties, fetchRequest() and to-many accessors, as Xcode generates them. \
             'model diff OTHER' compares the store's model (the old version) with OTHER's (the new one: another \
             store, an app's bundle identifier, an .xcdatamodeld, .xcdatamodel or contents file): entities and \
             properties added, removed, renamed (by renaming identifier), moved and changed, each with the migration \
@@ -27,6 +31,10 @@ public struct ModelCommand: SessionCommand {
     public var view: String = "xml"
     @Argument(help: ArgumentHelp("For export: the folder to write to. For diff: the other store or model. For classes: an entity.", valueName: "target"))
     public var target: String?
+    @Flag(name: .long, help: "For export: write Swift sources, one SwiftData @Model class per entity, instead of an .xcdatamodeld.")
+    public var swift = false
+    @Flag(name: .long, help: "For export: write NSManagedObject subclasses with @NSManaged properties and fetchRequest(), as Xcode generates them (implies --swift).")
+    public var managedObject = false
     @OptionGroup public var output: FormatOption
 
     public init() {}
@@ -34,6 +42,9 @@ public struct ModelCommand: SessionCommand {
     public func run(in session: Session) throws {
         let views = ["xml", "export", "diff", "classes", "hashes"]
         guard views.contains(view) else { throw CommandError.usage("model shows \(views.joined(separator: ", ")), not '\(view)'") }
+        if (swift || managedObject) && view != "export" {
+            throw CommandError.usage("--swift and --managed-object are for 'model export DIR'")
+        }
         switch view {
         case "export":
             guard let target else { throw CommandError.usage("model export needs a folder: model export DIR") }
@@ -54,6 +65,15 @@ public struct ModelCommand: SessionCommand {
 
     private func export(to destination: String, session: Session) throws {
         let store = session.store
+        if swift || managedObject {
+            let files = SwiftModelSource.files(for: store.model, style: managedObject ? .managedObject : .swiftData)
+            let paths = try SwiftModelSource.write(files, to: destination)
+            if store.model.source.namesAreCaseInsensitive {
+                session.warn("the store has no model cache: property names in the sources are the schema's uppercase guesses")
+            }
+            session.output.line("wrote \(paths.count) Swift file\(paths.count == 1 ? "" : "s") to \(destination) (\(managedObject ? "NSManagedObject subclasses" : "SwiftData @Model classes"))")
+            return
+        }
         let name = URL(fileURLWithPath: store.path).deletingPathExtension().lastPathComponent
         let bundle = ModelExport.bundlePath(destination: destination, name: name)
         let contents = try ModelExport.write(store.model, toBundle: bundle)

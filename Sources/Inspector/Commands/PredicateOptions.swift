@@ -4,15 +4,15 @@ import ManagedStore
 
 /// `--where`, `--arg` and `--var`, as fetch, count and explain take them.
 public struct PredicateOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("An NSPredicate format string, e.g. 'age > 30 AND name BEGINSWITH[c] \"d\"'.", valueName: "predicate"))
+    @Option(name: .long, help: ArgumentHelp("An NSPredicate format string, e.g. 'age > 30 AND name BEGINSWITH[c] \"d\"', or Swift: '#Predicate<Person> { $0.age > 30 }' or '{ $0.age > 30 }'.", valueName: "predicate"))
     public var `where`: String?
 
     @Option(name: .long, parsing: .singleValue,
-            help: ArgumentHelp("Fills the next %@, %K, %d or %f, in order: a literal such as '\"John\"', 30, {1,2} or CAST(0, \"NSDate\"), or a key path for %K.", valueName: "value"))
+            help: ArgumentHelp("Fills the next %@, %K, %d or %f, in order: a literal such as '\"John\"', 30, {1,2} or CAST(0, \"NSDate\"), or a key path for %K. For a Swift predicate: NAME=VALUE gives a captured name its value, a Swift literal.", valueName: "value"))
     public var arg: [String] = []
 
     @Option(name: .long, parsing: .singleValue,
-            help: ArgumentHelp("Gives $NAME a value, written as a literal: --var 'LOWER=18'.", valueName: "name=value"))
+            help: ArgumentHelp("Gives $NAME a value, written as a literal: --var 'LOWER=18'; for a Swift predicate, a captured name and a Swift literal: --var 'minAge=18'.", valueName: "name=value"))
     public var `var`: [String] = []
 
     /// The format specifiers' values as typed values (the MCP server's JSON `arguments`),
@@ -21,21 +21,26 @@ public struct PredicateOptions: ParsableArguments {
 
     public init() {}
 
-    /// The parsed predicate, or nil when there is none.
-    public func predicate(warn: (String) -> Void) throws -> ManagedStore.Predicate? {
+    /// The parsed predicate, or nil when there is none. The text is an NSPredicate format
+    /// string, or Swift (`#Predicate<Person> { … }`, `{ $0.… }`) read for `entity` with the
+    /// types `model` gives; a Swift predicate's captured names take their values from
+    /// `--var NAME=VALUE` or `--arg NAME=VALUE`, written as Swift literals.
+    public func predicate(entity: String?, model: ManagedObjectModel?, warn: (String) -> Void) throws -> ManagedStore.Predicate? {
         guard let text = `where` else {
             if !arg.isEmpty { throw CommandError.usage("--arg fills a predicate's %@; give the predicate with --where") }
             return nil
         }
-        var variables: [String: String] = [:]
-        for binding in `var` {
-            guard let eq = binding.firstIndex(of: "="), eq != binding.startIndex else {
-                throw CommandError.usage("--var takes NAME=VALUE, e.g. --var 'LOWER=18'")
+        if SwiftPredicateReader.isSwift(text) {
+            var variables: [String: PredicateValue] = [:]
+            for (option, bindings) in [("--var", `var`), ("--arg", arg)] {
+                for (name, written) in try Self.bindings(bindings, option: option) {
+                    variables[name] = try SwiftPredicateReader.literal(written, named: name)
+                }
             }
-            var name = String(binding[..<eq])
-            if name.hasPrefix("$") { name.removeFirst() }
-            variables[name] = String(binding[binding.index(after: eq)...])
+            return try SwiftPredicateReader.parse(text, entity: entity, model: model, variables: variables)
         }
+        var variables: [String: String] = [:]
+        for (name, value) in try Self.bindings(`var`, option: "--var") { variables[name] = value }
         if let typed = typedArguments.value {
             return try PredicateParser.parse(text, arguments: typed, variables: variables)
         }
@@ -44,6 +49,18 @@ public struct PredicateOptions: ParsableArguments {
             warn("\(arg.count - used) --arg value\(arg.count - used == 1 ? " is" : "s are") not used: the predicate has \(used) format specifier\(used == 1 ? "" : "s") outside quotes")
         }
         return try PredicateParser.parse(text, written: arg, variables: variables)
+    }
+
+    /// `NAME=VALUE` pairs; a leading `$` on the name is dropped.
+    static func bindings(_ list: [String], option: String) throws -> [(String, String)] {
+        try list.map { binding in
+            guard let eq = binding.firstIndex(of: "="), eq != binding.startIndex else {
+                throw CommandError.usage("\(option) takes NAME=VALUE here, e.g. \(option) 'minAge=18'")
+            }
+            var name = String(binding[..<eq])
+            if name.hasPrefix("$") { name.removeFirst() }
+            return (name, String(binding[binding.index(after: eq)...]))
+        }
     }
 
     var text: String { `where` ?? "" }
@@ -69,7 +86,7 @@ public struct FetchShapeOptions: ParsableArguments {
     /// The keys as a list (the MCP server's JSON array), in place of `--keys`.
     public var keyList = Preset<[String]>()
 
-    @Option(name: .customLong("as"), help: ArgumentHelp("Result type: objects (default), ids, dicts or count.", valueName: "type"))
+    @Option(name: .customLong("as"), help: ArgumentHelp("Result type: objects (default), ids, dicts or count. explain also writes the fetch as code to paste: swift (#Predicate), fetch-descriptor, nspredicate or fetch-request.", valueName: "type"))
     public var resultType: String?
 
     @Option(name: .long, parsing: .unconditional, help: "Fetch object IDs first, then the objects in batches of N (Core Data's fetchBatchSize).",
@@ -78,7 +95,7 @@ public struct FetchShapeOptions: ParsableArguments {
 
     public init() {}
 
-    func request(entity: String, predicate: PredicateOptions, warn: (String) -> Void) throws -> FetchRequest {
+    func request(entity: String, predicate: PredicateOptions, model: ManagedObjectModel?, warn: (String) -> Void) throws -> FetchRequest {
         var sorts: [FetchRequest.SortDescriptor] = []
         for text in sort {
             guard let descriptor = FetchRequest.SortDescriptor(parsing: text) else {
@@ -98,7 +115,7 @@ public struct FetchShapeOptions: ParsableArguments {
             guard !list.isEmpty else { throw CommandError.usage("--keys takes a comma-separated list of properties") }
             return list
         }
-        return FetchRequest(entityName: entity, predicate: try predicate.predicate(warn: warn), predicateText: predicate.text,
+        return FetchRequest(entityName: entity, predicate: try predicate.predicate(entity: entity, model: model, warn: warn), predicateText: predicate.text,
                             sortDescriptors: sorts, fetchLimit: limit == 0 ? nil : limit, fetchOffset: offset, propertiesToFetch: keyList,
                             resultType: type, batchSize: batchSize)
     }

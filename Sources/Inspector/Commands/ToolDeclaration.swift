@@ -58,7 +58,7 @@ public struct ToolArgument: Sendable {
         ToolArgument("entity", .string, description, required: required)
     }
 
-    public static let predicate = ToolArgument("predicate", .string, "An NSPredicate format string, e.g. age > 30 AND name BEGINSWITH[c] \"d\".")
+    public static let predicate = ToolArgument("predicate", .string, "An NSPredicate format string, e.g. age > 30 AND name BEGINSWITH[c] \"d\", or a Swift predicate: #Predicate<Person> { $0.age > 30 } or { $0.age > 30 }.")
     public static let predicateArguments = ToolArgument(
         "arguments", .values, "Values for the predicate's %@, %K, %d and %f, in order: a string is text for %@ and a key path for %K.")
     public static let limit = ToolArgument(

@@ -39,7 +39,9 @@ public struct Completer {
         case "--context", "--into", "--parent": return contextNames
         case "--merge-policy": return ["error", "store-trump", "object-trump", "overwrite", "rollback"]
         case "--format": return OutputFormat.allCases.map(\.rawValue)
-        case "--as": return ["objects", "ids", "dicts", "count"]
+        case "--as":
+            let types = FetchRequest.ResultType.allCases.map(\.rawValue)
+            return command == "explain" ? types + FetchCode.Form.allCases.map(\.rawValue) : types
         case "--result": return ["status", "count", "ids"]
         default: break
         }

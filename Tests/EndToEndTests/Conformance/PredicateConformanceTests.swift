@@ -65,25 +65,36 @@ final class PredicateConformanceTests: XCTestCase {
         return out
     }
 
+    /// A case's store, made for its object graph and the key paths its predicate names, and
+    /// the command-line arguments that fill its specifiers and variables.
+    static func prepare(_ c: Case, in folder: URL) throws -> (store: String, root: String, arguments: [String]) {
+        let model = ConformanceModel()
+        var object: [String: JSONValue] = [:]
+        if case .object(let o)? = c.object { object = o }
+        model.describe(object, as: model.root)
+        let arguments = cliArguments(c.predicate, c.args, c.variables)
+        if let parsed = try? PredicateParser.parse(c.predicate, written: arguments.enumerated().filter { $0.offset % 2 == 1 && arguments[$0.offset - 1] == "--arg" }.map(\.element),
+                                                   variables: (c.variables ?? [:]).mapValues(\.literal)) {
+            for path in PredicateKeyPaths.of(parsed) { model.require(path) }
+        }
+        let store = folder.appendingPathComponent("\(c.id).sqlite").path
+        try model.createStore(at: store, object: object)
+        return (store, model.root, arguments)
+    }
+
+    static func cases() throws -> [Case] {
+        let data = try Data(contentsOf: try conformance.appendingPathComponent("predicate-cases.json"))
+        return try JSONDecoder().decode([Case].self, from: data)
+    }
+
     func testPredicateCases() throws {
-        let data = try Data(contentsOf: try Self.conformance.appendingPathComponent("predicate-cases.json"))
-        let cases = try JSONDecoder().decode([Case].self, from: data)
+        let cases = try Self.cases()
         XCTAssertGreaterThan(cases.count, 200)
         let folder = try Fixtures.temporaryDirectory(self)
         var checked = 0
         for c in cases {
-            let model = ConformanceModel()
-            var object: [String: JSONValue] = [:]
-            if case .object(let o)? = c.object { object = o }
-            model.describe(object, as: model.root)
-            let arguments = Self.cliArguments(c.predicate, c.args, c.variables)
-            if let parsed = try? PredicateParser.parse(c.predicate, written: arguments.enumerated().filter { $0.offset % 2 == 1 && arguments[$0.offset - 1] == "--arg" }.map(\.element),
-                                                       variables: (c.variables ?? [:]).mapValues(\.literal)) {
-                for path in PredicateKeyPaths.of(parsed) { model.require(path) }
-            }
-            let store = folder.appendingPathComponent("\(c.id).sqlite").path
-            try model.createStore(at: store, object: object)
-            let result = try CLI.run(["count", store, model.root, "--where", c.predicate] + arguments)
+            let (store, root, arguments) = try Self.prepare(c, in: folder)
+            let result = try CLI.run(["count", store, root, "--where", c.predicate] + arguments)
             let context = "\(c.id): \(c.predicate) \(arguments) → status \(result.status), \(result.stdout)\(result.stderr)"
             let expected = c.coredata_sqlite ?? c.expect
             switch expected {
@@ -108,6 +119,38 @@ final class PredicateConformanceTests: XCTestCase {
             checked += 1
         }
         XCTAssertEqual(checked, cases.count)
+    }
+
+    /// Every case whose NSPredicate runs goes NSPredicate → `explain --as swift` → `--where`
+    /// and must give the same count; a case with no #Predicate form is refused in one line
+    /// naming the construct.
+    func testSwiftRoundTrip() throws {
+        let cases = try Self.cases()
+        let folder = try Fixtures.temporaryDirectory(self)
+        var converted = 0, refused = 0, running = 0
+        for c in cases {
+            let (store, root, arguments) = try Self.prepare(c, in: folder)
+            let direct = try CLI.run(["count", store, root, "--where", c.predicate] + arguments)
+            guard direct.status == 0 else { continue }
+            running += 1
+            let code = try CLI.run(["explain", store, root, "--where", c.predicate, "--as", "swift"] + arguments)
+            let context = "\(c.id): \(c.predicate) \(arguments) → \(code.stdout)\(code.stderr)"
+            if code.status != 0 {
+                XCTAssertEqual(code.status, 1, context)
+                XCTAssertTrue(code.stderr.hasSuffix("\n") && code.stderr.dropLast().split(separator: "\n").count == 1, context)
+                XCTAssertTrue(code.stderr.contains("has no #Predicate form"), context)
+                refused += 1
+                continue
+            }
+            XCTAssertTrue(code.stdout.hasPrefix("#Predicate<\(root)> {"), context)
+            let swift = try CLI.run(["count", store, root, "--where", code.stdout])
+            XCTAssertEqual(swift.status, 0, context + " → " + swift.stderr)
+            XCTAssertEqual(swift.stdout, direct.stdout, context)
+            converted += 1
+        }
+        print("Swift round trip: \(converted) of \(running) running cases converted, \(refused) refused (\(cases.count) cases)")
+        XCTAssertEqual(converted + refused, running)
+        XCTAssertGreaterThan(converted, running / 2)
     }
 
     func testDatasets() throws {

@@ -4,12 +4,17 @@ import XCTest
 /// A `cdinspect STORE` session kept open while the test does other things (another process
 /// writing to the store, say), driven through its stdin line by line as a script would.
 /// After each batch of commands it sends `help quit` and reads up to that help text, so
-/// `run` returns exactly the batch's output. Started with `posix_spawn`; a thread per output
-/// pipe appends to the buffers, which are behind `lock`.
+/// `run` returns exactly the batch's output. Started with `posix_spawn`.
+///
+/// Both output pipes are read on the calling thread with poll(2): once the help text has
+/// arrived on stdout, whatever the batch wrote to stderr is already in the stderr pipe (the
+/// session wrote it first), so draining that pipe then gets all of it. Reading the two pipes
+/// on two threads lost that order, and an error line could arrive after its batch returned.
 final class SessionDriver: @unchecked Sendable {
     private let process: ChildProcess
     private var input: Int32
-    private let lock = NSLock()
+    private let output: Int32
+    private let errors: Int32
     private var stdoutBuffer = Data()
     private var stderrBuffer = Data()
     private var ended: Int32?
@@ -24,20 +29,10 @@ final class SessionDriver: @unchecked Sendable {
                                    descriptors: [0: toChild.read, 1: fromChild.write, 2: errors.write])
         for end in [toChild.read, fromChild.write, errors.write] { close(end) }
         input = toChild.write
-        for (descriptor, isOutput) in [(fromChild.read, true), (errors.read, false)] {
-            Thread { [weak self] in
-                var chunk = [UInt8](repeating: 0, count: 1 << 16)
-                while true {
-                    let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                    if count < 0 && errno == EINTR { continue }
-                    guard count > 0, let self else { break }
-                    self.lock.withLock {
-                        if isOutput { self.stdoutBuffer.append(contentsOf: chunk[0..<count]) } else { self.stderrBuffer.append(contentsOf: chunk[0..<count]) }
-                    }
-                }
-                close(descriptor)
-            }.start()
-        }
+        output = fromChild.read
+        self.errors = errors.read
+        // A session that ends before reading all its input must not end the test with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
     }
 
     private func write(_ text: String) {
@@ -51,22 +46,34 @@ final class SessionDriver: @unchecked Sendable {
         }
     }
 
+    /// Reads what `descriptor` has into `buffer`, waiting up to `milliseconds` for it; false
+    /// when nothing came (or the pipe is at its end).
+    private func readAvailable(_ descriptor: Int32, into buffer: inout Data, waiting milliseconds: Int32) -> Bool {
+        var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&request, 1, milliseconds)
+        guard ready > 0, request.revents & Int16(POLLIN | POLLHUP) != 0 else { return false }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { return false }
+        buffer.append(contentsOf: chunk[0..<count])
+        return true
+    }
+
     /// Runs commands (one per line) and returns what they printed on stdout and stderr.
     @discardableResult
     func run(_ commands: String, file: StaticString = #filePath, line: UInt = #line) -> (out: String, err: String) {
         write(commands + "\nhelp quit\n")
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
-            let done: (String, String)? = lock.withLock {
-                let text = String(decoding: stdoutBuffer, as: UTF8.self)
-                guard let range = text.range(of: "quit\n  " + SessionDriver.sentinel) else { return nil }
-                let err = String(decoding: stderrBuffer, as: UTF8.self)
-                stdoutBuffer = Data(text[range.upperBound...].utf8)
-                stderrBuffer = Data()
-                return (String(text[..<range.lowerBound]), err)
-            }
-            if let done { return (done.0, done.1) }
-            Thread.sleep(forTimeInterval: 0.01)
+            _ = readAvailable(errors, into: &stderrBuffer, waiting: 0)
+            _ = readAvailable(output, into: &stdoutBuffer, waiting: 10)
+            let text = String(decoding: stdoutBuffer, as: UTF8.self)
+            guard let range = text.range(of: "quit\n  " + SessionDriver.sentinel) else { continue }
+            while readAvailable(errors, into: &stderrBuffer, waiting: 0) {}
+            let err = String(decoding: stderrBuffer, as: UTF8.self)
+            stdoutBuffer = Data(text[range.upperBound...].utf8)
+            stderrBuffer = Data()
+            return (String(text[..<range.lowerBound]), err)
         }
         XCTFail("the session did not answer: \(commands)", file: file, line: line)
         return ("", "")
@@ -78,6 +85,8 @@ final class SessionDriver: @unchecked Sendable {
             close(input)
             input = -1
         }
+        // What the session still prints is read, so that it never waits on a full pipe.
+        while readAvailable(output, into: &stdoutBuffer, waiting: 100) || readAvailable(errors, into: &stderrBuffer, waiting: 0) {}
         let status = process.wait().status
         ended = status
         return status
@@ -85,6 +94,8 @@ final class SessionDriver: @unchecked Sendable {
 
     deinit {
         if input >= 0 { close(input) }
+        close(output)
+        close(errors)
         if ended == nil {
             kill(process.pid, SIGKILL)
             _ = process.wait()
