@@ -3,7 +3,8 @@
 # shell printing the same rows in its nearest mode, with a predicate on wide rows (every
 # attribute) and narrow ones (three keys), the session fetch (`-c`) against the one-shot
 # fetch, `count` with and without a predicate, `entities` (also on 10 million people), the
-# same on a store with a deep entity hierarchy, start-up (a count on the 50-person example store), and a batch update,
+# same on a store with a deep entity hierarchy, start-up (a count on the 50-person example store, and with a
+# Swift predicate against its NSPredicate twin), and a batch update,
 # on a store without persistent history and on one with it.
 # Runs alternate between the two sides of each pair; each line prints both medians, the
 # ratio and both peak memories.
@@ -70,6 +71,7 @@ python3 Benchmarks/compare.py "$runs" \
     "session vs one-shot" "$bin/cdinspect $store -c 'fetch Person --format csv'" "$bin/cdinspect fetch $store Person --format csv" \
     "count" "$bin/cdinspect count $store Person" "sqlite3 $uri 'SELECT COUNT(*) FROM ZPERSON'" \
     "count where" "$bin/cdinspect count $store Person --where 'age > 30'" "sqlite3 $uri 'SELECT COUNT(*) FROM ZPERSON WHERE ZAGE > 30'" \
+    "count where (Swift)" "$bin/cdinspect count $store Person --where '{ \$0.age! > 30 }'" "sqlite3 $uri 'SELECT COUNT(*) FROM ZPERSON WHERE ZAGE > 30'" \
     "entities" "$bin/cdinspect entities $store" "sqlite3 $uri '$entities_sql'" \
     "entities (10M)" "$bin/cdinspect entities $big" "sqlite3 file:$big?mode=ro '$entities_sql'" \
     "deep fetch csv" "$bin/cdinspect fetch $deep Item --format csv" "sqlite3 -csv -header $deep_uri '$deep_sql'" \
@@ -80,7 +82,9 @@ python3 Benchmarks/compare.py "$runs" \
 # A start takes milliseconds, and a few runs of it measure the machine's moment more than the
 # tool: forty times as many.
 python3 Benchmarks/compare.py "$((runs * 40))" \
-    "start-up (count, 50)" "$bin/cdinspect count $small Person" "sqlite3 file:$small?mode=ro 'SELECT COUNT(*) FROM ZPERSON'"
+    "start-up (count, 50)" "$bin/cdinspect count $small Person" "sqlite3 file:$small?mode=ro 'SELECT COUNT(*) FROM ZPERSON'" \
+    "start-up (Swift where)" "$bin/cdinspect count $small Person --where '#Predicate<Person> { \$0.age! > 30 && \$0.name.starts(with: \"d\") }'" \
+        "$bin/cdinspect count $small Person --where 'age > 30 AND name BEGINSWITH \"d\"'"
 
 # The batch update changes the store: each run starts from a fresh copy (copy time excluded).
 # Twice: on the store without history, and on the same people in a store that keeps

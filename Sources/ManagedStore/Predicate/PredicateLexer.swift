@@ -18,7 +18,7 @@ struct PredicateToken: Equatable {
 }
 
 /// Splits a format string into tokens. Keywords are case-insensitive; keys are not.
-struct PredicateLexer {
+struct PredicateLexer: ScalarLexing {
     static let reservedWords: Set<String> = [
         "AND", "OR", "IN", "NOT", "ALL", "ANY", "SOME", "NONE", "LIKE", "CASEINSENSITIVE", "CI",
         "MATCHES", "CONTAINS", "BEGINSWITH", "ENDSWITH", "BETWEEN", "NULL", "NIL", "SELF", "TRUE",
@@ -36,10 +36,6 @@ struct PredicateLexer {
     init(_ source: String) {
         self.source = source
         scalars = Array(source.unicodeScalars)
-    }
-
-    func error(_ message: String, at position: Int) -> PredicateFormatError {
-        PredicateFormatError(.syntax, message, predicate: source, position: position)
     }
 
     func tokens() throws -> [PredicateToken] {
@@ -92,21 +88,10 @@ struct PredicateLexer {
         c == "_" || c.properties.isAlphabetic
     }
 
-    private func isDigit(_ c: Unicode.Scalar) -> Bool { c.value >= 48 && c.value <= 57 }
-
     private func identifier(from i: inout Int) -> String {
         let start = i
         while i < scalars.count, isIdentifierStart(scalars[i]) || isDigit(scalars[i]) { i += 1 }
         return String(String.UnicodeScalarView(scalars[start..<i]))
-    }
-
-    private func matches(_ text: String, at i: Int) -> Bool {
-        var j = i
-        for s in text.unicodeScalars {
-            guard j < scalars.count, scalars[j] == s else { return false }
-            j += 1
-        }
-        return true
     }
 
     /// `UTI-CONFORMS-TO` and `UTI-EQUALS` are the only keywords with hyphens.

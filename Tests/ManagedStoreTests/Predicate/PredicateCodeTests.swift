@@ -63,7 +63,7 @@ final class PredicateCodeTests: XCTestCase {
                        "#Predicate<Person> { person in\n    person.name.localizedStandardContains(\"é\") || person.name.caseInsensitiveCompare(\"Ann\") == .orderedSame\n}")
         XCTAssertEqual(try swift("owner.name == nil", entity: "Car"), "#Predicate<Car> { car in\n    car.owner?.name == nil\n}")
         XCTAssertEqual(try swift("birthday < CAST(10, \"NSDate\") AND birthday > now()"),
-                       "#Predicate<Person> { person in\n    person.birthday != nil && person.birthday! < Date(timeIntervalSinceReferenceDate: 10.0) && person.birthday != nil && person.birthday! > Date.now\n}")
+                       "#Predicate<Person> { person in\n    person.birthday != nil && person.birthday! < Date(timeIntervalSinceReferenceDate: 10.0) && person.birthday! > Date.now\n}")
     }
 
     func testWrittenSwiftReadsBack() {

@@ -36,10 +36,12 @@ final class PredicateFuzzTests: XCTestCase {
         "UTI-EQUALS", "\\", "é", "\u{0}", "?", ":=",
     ]
 
-    func testHundredThousandPredicates() throws {
+    /// The example model's store with four people, their cars and a tag, in a folder the
+    /// test removes.
+    func smallStore() throws -> PersistentStore {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cdi-fuzz-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("People.sqlite").path
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
@@ -52,7 +54,11 @@ final class PredicateFuzzTests: XCTestCase {
                 try loader.relate("Person", person, "tags", tag)
             }
         }
-        let store = try PersistentStore(path: path)
+        return try PersistentStore(path: path)
+    }
+
+    func testHundredThousandPredicates() throws {
+        let store = try smallStore()
         var generator = Generator(state: 0x5EED)
         var outcomes = (results: 0, errors: 0)
         var failures: [String] = []
@@ -79,6 +85,11 @@ final class PredicateFuzzTests: XCTestCase {
             do {
                 let predicate = try PredicateParser.parse(text, written: keyArguments, variables: ["x": "3"])
                 let entity = generator.pick(["Person", "Car", "SportsCar", "Tag"])
+                // Written as Swift, it is code or a refusal that names the construct.
+                do {
+                    _ = try SwiftPredicateWriter.predicate(predicate, entity: entity, model: store.model)
+                } catch is PredicateCodeError {
+                }
                 let plan = try FetchPlan(FetchRequest(entityName: entity, predicate: predicate, predicateText: text, resultType: .count), store: store)
                 _ = try store.reader.read { try plan.count($0) }
                 outcomes.results += 1
@@ -93,6 +104,71 @@ final class PredicateFuzzTests: XCTestCase {
         }
         XCTAssertEqual(outcomes.results + outcomes.errors, total)
         XCTAssertGreaterThan(outcomes.results, 1000, "the fuzzer should reach the store, not only the parser")
+        XCTAssertEqual(failures.count, 0, failures.prefix(20).joined(separator: "\n"))
+    }
+
+    static let swiftSeeds = [
+        "#Predicate<Person> { $0.age! > 30 && $0.name.starts(with: \"d\") }", "{ p in p.cars?.contains { $0.year! > 2000 } == true }",
+        "{ ($0.score ?? 0) > 1.5 || !$0.isActive }", "{ $0.name.localizedStandardContains(\"a\") }", "{ [1, 2].contains($0.age!) }",
+        "{ ($0.cars?.filter { c in c.year! > 1990 }.count ?? 0) >= 1 }", "{ $0.birthday! < Date.now }", "{ $0.cars?.contains { $0.owner?.name == \"dave1\" } == true }",
+        "{ $0.tags?.isEmpty == false }", "{ $0.name.caseInsensitiveCompare(\"DAVE1\") == .orderedSame }", "{ $0.age! * 2 + 1 > x }",
+        "{ $0.cars?.allSatisfy { $0.year! > 1 } != false }", "{ $0.age == nil ? true : $0.age! > 3 }", "{ $0.name.lowercased() == \"dave0\" }",
+    ]
+
+    static let swiftVocabulary = [
+        "$0", "$1", "p", "in", "{", "}", "(", ")", "[", "]", ".", "?.", "!", "?", ":", ",", "==", "!=", "<", ">", "<=", ">=", "&&",
+        "||", "??", "+", "-", "*", "/", "%", "name", "age", "cars", "tags", "owner", "year", "count", "isEmpty", "contains",
+        "starts(with:", "allSatisfy", "filter", "nil", "true", "false", "1", "2.5", "0x1F", "\"s\"", "\"", "\\(", "#Predicate",
+        "<Person>", "Date.now", "Date(timeIntervalSinceReferenceDate:", ".hot", "return", "let", "`", "//", "/*", "x", "é", "\u{0}",
+    ]
+
+    func testTwentyThousandSwiftPredicates() throws {
+        let store = try smallStore()
+        // Every seed, unmutated, reaches the store.
+        for seed in Self.swiftSeeds {
+            let predicate = try SwiftPredicateReader.parse(seed, entity: "Person", model: store.model, variables: ["x": .integer(3)])
+            let plan = try FetchPlan(FetchRequest(entityName: "Person", predicate: predicate, predicateText: seed, resultType: .count), store: store)
+            XCTAssertNoThrow(try store.reader.read { try plan.count($0) }, seed)
+        }
+        var generator = Generator(state: 0x5EED)
+        var outcomes = (results: 0, errors: 0)
+        var failures: [String] = []
+        let total = 20_000
+        for n in 0..<total {
+            var text: String
+            if n % 2 == 0 {
+                text = "{ " + (0..<(1 + generator.next(9))).map { _ in generator.pick(Self.swiftVocabulary) }.joined(separator: generator.next(4) == 0 ? "" : " ") + " }"
+            } else {
+                var scalars = Array(generator.pick(Self.swiftSeeds).unicodeScalars)
+                for _ in 0...generator.next(3) {
+                    let at = scalars.isEmpty ? 0 : generator.next(scalars.count)
+                    switch generator.next(4) {
+                    case 0 where !scalars.isEmpty: scalars.remove(at: at)
+                    case 1: scalars.insert(contentsOf: generator.pick(Self.swiftVocabulary).unicodeScalars, at: at)
+                    case 2 where !scalars.isEmpty: scalars[at] = generator.pick(Array("()[]{}\"$.,!?=<>*+-/\\ 0aZ".unicodeScalars))
+                    default: scalars = Array(scalars.prefix(at))
+                    }
+                }
+                text = String(String.UnicodeScalarView(scalars))
+            }
+            do {
+                // The seeds are Person's; random text may name any entity.
+                let entity = n % 2 == 1 ? "Person" : generator.pick(["Person", "Car", "SportsCar", "Tag"])
+                let predicate = try SwiftPredicateReader.parse(text, entity: entity, model: store.model, variables: ["x": .integer(3)])
+                let plan = try FetchPlan(FetchRequest(entityName: entity, predicate: predicate, predicateText: text, resultType: .count), store: store)
+                _ = try store.reader.read { try plan.count($0) }
+                outcomes.results += 1
+            } catch let e as PredicateFormatError {
+                if e.position < 0 || e.position > text.unicodeScalars.count || e.predicate != text {
+                    failures.append("bad position \(e.position) for \(text.debugDescription)")
+                }
+                outcomes.errors += 1
+            } catch {
+                failures.append("\(text.debugDescription): \(error)")
+            }
+        }
+        XCTAssertEqual(outcomes.results + outcomes.errors, total)
+        XCTAssertGreaterThan(outcomes.results, 200, "the fuzzer should reach the store, not only the parser")
         XCTAssertEqual(failures.count, 0, failures.prefix(20).joined(separator: "\n"))
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes a `Predicate` as the Swift a SwiftData developer pastes: `#Predicate<Person> {
 /// person in … }`. The model decides the spelling: an optional attribute is guarded
 /// (`person.age != nil && person.age! > 30`), a to-many relationship is searched with
@@ -31,6 +33,33 @@ public struct SwiftPredicateWriter {
         scopes = [Scope(variable: nil, name: parameter, entity: entity)]
         defer { scopes = [] }
         return "#Predicate<\(type)> { \(parameter) in\n    \(Self.withoutOuterParentheses(try write(predicate)))\n}"
+    }
+
+    /// The terms `&&` joins in `text` outside any brackets, braces or string.
+    static func topLevelTerms(_ text: String) -> [String] {
+        var terms: [String] = []
+        var current = ""
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for c in text {
+            current.append(c)
+            if inString {
+                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
+                continue
+            }
+            switch c {
+            case "\"": inString = true
+            case "(", "{", "[": depth += 1
+            case ")", "}", "]": depth -= 1
+            case "&" where depth == 0 && current.hasSuffix(" &&"):
+                terms.append(String(current.dropLast(3)))
+                current = ""
+            default: break
+            }
+        }
+        terms.append(current)
+        return terms.map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
     /// Whether `||` joins terms of `text` outside any brackets, braces or string.
@@ -100,12 +129,16 @@ public struct SwiftPredicateWriter {
         case .constant(let b): return b ? "true" : "false"
         case .not(let p): return "!(" + (try write(p)) + ")"
         case .and(let items):
-            // `(x != nil && x! > 3) && y` is `x != nil && x! > 3 && y`: && is associative.
-            return try items.map { item -> String in
+            // `(x != nil && x! > 3) && y` is `x != nil && x! > 3 && y`: && is associative, and
+            // a nil test already made is not made again.
+            var terms: [String] = []
+            for item in items {
                 let text = try grouped(item)
                 let inner = Self.withoutOuterParentheses(text)
-                return inner != text && !Self.hasTopLevelOr(inner) ? inner : text
-            }.joined(separator: " && ")
+                let parts = inner != text && !Self.hasTopLevelOr(inner) ? Self.topLevelTerms(inner) : [text]
+                for part in parts where !(part.hasSuffix(" != nil") && terms.contains(part)) { terms.append(part) }
+            }
+            return terms.joined(separator: " && ")
         case .or(let items): return try items.map { try grouped($0) }.joined(separator: " || ")
         case .comparison(let c): return try comparison(c)
         }

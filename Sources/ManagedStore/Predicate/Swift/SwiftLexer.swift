@@ -24,7 +24,7 @@ struct SwiftToken: Equatable {
 /// Splits Swift predicate source into tokens: identifiers (backquoted too), `$0`, number and
 /// string literals (with Swift's escapes; interpolation is refused), and the operators a
 /// predicate closure uses. Comments are skipped.
-struct SwiftLexer {
+struct SwiftLexer: ScalarLexing {
     /// Longest first.
     static let punctuation = ["===", "!==", "...", "..<", "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "->",
                               "<", ">", "!", "?", "+", "-", "*", "/", "%", "(", ")", "{", "}", "[", "]", ",", ".", ":", "\\", "=", "&", "|", "^", "~", ";"]
@@ -35,10 +35,6 @@ struct SwiftLexer {
     init(_ source: String) {
         self.source = source
         scalars = Array(source.unicodeScalars)
-    }
-
-    func error(_ message: String, at position: Int) -> PredicateFormatError {
-        PredicateFormatError(.syntax, message, predicate: source, position: position)
     }
 
     func tokens() throws -> [SwiftToken] {
@@ -110,8 +106,6 @@ struct SwiftLexer {
         c == "_" || c.properties.isAlphabetic
     }
 
-    private func isDigit(_ c: Unicode.Scalar) -> Bool { c.value >= 48 && c.value <= 57 }
-
     private func identifier(from i: inout Int) -> String {
         var out = String.UnicodeScalarView()
         while i < scalars.count, isIdentifierStart(scalars[i]) || isDigit(scalars[i]) || scalars[i].properties.isAlphabetic {
@@ -119,15 +113,6 @@ struct SwiftLexer {
             i += 1
         }
         return String(out)
-    }
-
-    private func matches(_ text: String, at i: Int) -> Bool {
-        var j = i
-        for s in text.unicodeScalars {
-            guard j < scalars.count, scalars[j] == s else { return false }
-            j += 1
-        }
-        return true
     }
 
     /// A string literal: `"…"` with `\n`, `\t`, `\r`, `\0`, `\\`, `\"`, `\'` and `\u{…}`.
