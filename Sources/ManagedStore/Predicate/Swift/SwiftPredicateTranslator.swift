@@ -262,6 +262,13 @@ struct SwiftPredicateTranslator {
             "starts": (.beginsWith, []), "hasPrefix": (.beginsWith, []), "hasSuffix": (.endsWith, []),
         ]
         let at = callee.position
+        if let (op, options) = searches[method] {
+            let label = method == "starts" ? "with" : nil
+            guard arguments.count == 1, arguments[0].label == label else {
+                throw error("\(method)(\(label.map { $0 + ":" } ?? "_:")) takes one argument", at: at)
+            }
+            return try search(try operand(receiver), op, options, try operand(arguments[0].value), at: at)
+        }
         switch method {
         case "contains" where arguments.count == 1 && (arguments[0].label == "where" || isClosure(arguments[0].value)):
             return try any(receiver, arguments[0].value, negated: false, at: at)
@@ -279,13 +286,6 @@ struct SwiftPredicateTranslator {
                 if case .aggregate = collection.operand.kind { return comparisonOf(element.operand, .in, collection.operand, at: at) }
                 return try search(collection, .contains, [], element, at: at)
             }
-        case _ where searches[method] != nil:
-            let (op, options) = searches[method]!
-            let label = method == "starts" ? "with" : nil
-            guard arguments.count == 1, arguments[0].label == label else {
-                throw error("\(method)(\(label.map { $0 + ":" } ?? "_:")) takes one argument", at: at)
-            }
-            return try search(try operand(receiver), op, options, try operand(arguments[0].value), at: at)
         case "localizedCaseInsensitiveContains":
             guard arguments.count == 1 else { throw error("\(method)(_:) takes one argument", at: at) }
             return try search(try operand(receiver), .contains, .caseInsensitive, try operand(arguments[0].value), at: at)
