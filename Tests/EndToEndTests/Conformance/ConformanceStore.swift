@@ -61,8 +61,10 @@ final class ConformanceModel {
         }
     }
 
-    /// Makes room for key paths the data does not settle (a key missing, or only ever nil).
-    func require(_ keys: [String]) {
+    /// Makes room for key paths the data does not settle (a key missing, or only ever nil):
+    /// an attribute of `type` where the predicate compares the key with a constant of that
+    /// type, as the app's model would declare it, and a String otherwise.
+    func require(_ keys: [String], type: AttributeType = .string) {
         var entity = root
         var i = 0
         while i < keys.count {
@@ -78,7 +80,7 @@ final class ConformanceModel {
             if let next = e.toOne[key] { entity = next; continue }
             if let next = e.toMany[key] { entity = next.destination; continue }
             if last {
-                entities[entity]!.attributes[key] = .string
+                entities[entity]!.attributes[key] = type
                 return
             }
             let destination = "\(entity)_\(key)"
@@ -155,6 +157,49 @@ final class ConformanceModel {
 /// The key paths (from SELF) a predicate uses, so a model can be made to hold them. A
 /// SUBQUERY variable's paths continue its collection's.
 enum PredicateKeyPaths {
+    /// Each key path with the type of the constant it is compared with (==, !=, <, <=, >,
+    /// >=), where there is one.
+    static func typed(_ predicate: ManagedStore.Predicate, _ variables: [String: [String]] = [:]) -> [(keys: [String], type: AttributeType)] {
+        switch predicate {
+        case .constant: return []
+        case .not(let p): return typed(p, variables)
+        case .and(let ps), .or(let ps): return ps.flatMap { typed($0, variables) }
+        case .comparison(let c):
+            let ordered: Set<ComparisonOperator> = [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual]
+            var found: [(keys: [String], type: AttributeType)] = []
+            for (side, other) in [(c.left, c.right), (c.right, c.left)] where ordered.contains(c.op) {
+                guard case .constant(let value) = other.kind, let type = type(of: value) else { continue }
+                found += of(side, variables).map { ($0, type) }
+            }
+            for side in [c.left, c.right] {
+                if case .subquery(let collection, let variable, let inner) = side.kind,
+                   let (base, keys) = collection.keyPathComponents, case .evaluatedObject = base.kind {
+                    var scoped = variables
+                    scoped[variable] = keys
+                    found += typed(inner, scoped)
+                }
+                if case .keyPath(let base, _) = side.kind, case .subquery(let collection, let variable, let inner) = base.kind,
+                   let (root, keys) = collection.keyPathComponents, case .evaluatedObject = root.kind {
+                    var scoped = variables
+                    scoped[variable] = keys
+                    found += typed(inner, scoped)
+                }
+            }
+            return found
+        }
+    }
+
+    static func type(of value: PredicateValue) -> AttributeType? {
+        switch value {
+        case .integer: return .integer64
+        case .double: return .double
+        case .bool: return .boolean
+        case .date: return .date
+        case .string: return .string
+        default: return nil
+        }
+    }
+
     static func of(_ predicate: ManagedStore.Predicate, _ variables: [String: [String]] = [:]) -> [[String]] {
         switch predicate {
         case .constant: return []

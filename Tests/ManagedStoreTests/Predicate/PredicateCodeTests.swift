@@ -81,6 +81,7 @@ final class PredicateCodeTests: XCTestCase {
             ("name LIKE \"a*\"", "LIKE"), ("name MATCHES \"a.*\"", "MATCHES"), ("cars.@avg.year > 3", "@avg"),
             ("cars.@sum.year > 3", "@sum"), ("name BEGINSWITH[cd] \"a\"", "BEGINSWITH[cd]"), ("age ** 2 > 3", "**"),
             ("abs(age) > 3", "abs()"), ("FUNCTION(name, 'length') > 3", "FUNCTION"), ("cars[FIRST].year > 1", "index"),
+            ("age == \"30\"", "attribute compared with a string"), ("name < 3", "String attribute compared with a number"),
         ]
         for (format, construct) in refused {
             XCTAssertThrowsError(try swift(format), format) { error in

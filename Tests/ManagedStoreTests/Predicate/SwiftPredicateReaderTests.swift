@@ -146,6 +146,10 @@ final class SwiftPredicateReaderTests: XCTestCase {
         assertRefused("{ $0.age > 3", "expected '}'", column: 1)
         assertRefused("#Predicate<Person> $0.age > 3", "closure")
         assertRefused("{ $0.age > Foo }", "Foo is a type")
+        assertRefused("{ $0.name }", "Bool expression, and this is a String", column: 5)
+        assertRefused("{ $0 }", "Bool expression", column: 3)
+        assertRefused("{ $0.age! > \"x\" }", "compared with a string", column: 11)
+        assertRefused("{ $0.name == 3 }", "compared with a number", column: 11)
         do {
             _ = try read("{ $0.age > minAge }")
             XCTFail("read without a value for minAge")

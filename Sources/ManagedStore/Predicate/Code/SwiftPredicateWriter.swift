@@ -168,6 +168,9 @@ public struct SwiftPredicateWriter {
         }
         let left = try value(c.left)
         let right = try value(c.right)
+        if [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(c.op) {
+            try Self.checkTypes([(left, c.right), (right, c.left)])
+        }
         switch c.op {
         case .equal, .notEqual:
             let op = c.op == .equal ? "==" : "!="
@@ -204,6 +207,22 @@ public struct SwiftPredicateWriter {
             return guarded([left, low, high], "\(left.forced) >= \(low.forced) && \(left.forced) <= \(high.forced)")
         default:
             throw PredicateCodeError(c.op.rawValue, "it is not a SwiftData operator")
+        }
+    }
+
+    /// An attribute compared with a constant of another type (a number with a string) has
+    /// no Swift form: Swift compares values of one type.
+    static func checkTypes(_ pairs: [(Value, PredicateOperand)]) throws {
+        for (attribute, other) in pairs {
+            guard case .attribute(let type?) = attribute.kind, case .constant(let value) = other.kind else { continue }
+            switch value {
+            case .string where type.isNumeric || type == .date:
+                throw PredicateCodeError("\(type.withArticle) attribute compared with a string", "Swift compares values of one type")
+            case .integer, .double:
+                if type == .string { throw PredicateCodeError("a String attribute compared with a number", "Swift compares values of one type") }
+            default:
+                break
+            }
         }
     }
 

@@ -86,11 +86,17 @@ struct SwiftPredicateTranslator {
             return .or([.and([.not(isNil), truth(typed, at: node.position)]), .and([isNil, try predicate(fallback)])])
         default:
             let typed = try operand(node)
-            if case .constant = typed.kind, case .constant(let value) = typed.operand.kind {
-                guard case .bool(let b) = value else { throw error("a predicate must be a Bool expression", at: node.position) }
+            switch typed.kind {
+            case .constant:
+                guard case .constant(.bool(let b)) = typed.operand.kind else { throw error("a predicate must be a Bool expression", at: node.position) }
                 return .constant(b)
+            case .attribute(let type) where type != .boolean:
+                throw error("a predicate must be a Bool expression, and this is \(type.withArticle)", at: node.position)
+            case .object, .toMany, .composite, .enumCase, .typeName:
+                throw error("a predicate must be a Bool expression, and this is not one", at: node.position)
+            default:
+                return truth(typed, at: node.position)
             }
-            return truth(typed, at: node.position)
         }
     }
 
@@ -190,9 +196,26 @@ struct SwiftPredicateTranslator {
             try checkFolded(left, right, at: position)
             options = .caseInsensitive
         }
+        try checkTypes(left, right, at: position)
         if case .toMany = left.kind, !isCount(left.operand) { throw toManyCompared(at: a.position) }
         if case .toMany = right.kind, !isCount(right.operand) { throw toManyCompared(at: b.position) }
         return comparisonOf(left.operand, comparisonOperator, right.operand, options: options, at: position)
+    }
+
+    /// Swift compares values of one type: a number attribute with a string, or a string
+    /// attribute with a number, does not compile, so it is an error here too.
+    func checkTypes(_ left: Typed, _ right: Typed, at position: Int) throws {
+        for (attribute, other) in [(left, right), (right, left)] {
+            guard case .attribute(let type) = attribute.kind, case .constant(let value) = other.operand.kind else { continue }
+            switch value {
+            case .string where type.isNumeric || type == .date:
+                throw error("\(type.withArticle) attribute is compared with a string; Swift compares values of one type", at: position)
+            case .integer, .double:
+                if type == .string { throw error("a String attribute is compared with a number; Swift compares values of one type", at: position) }
+            default:
+                break
+            }
+        }
     }
 
     func isCount(_ operand: PredicateOperand) -> Bool {
