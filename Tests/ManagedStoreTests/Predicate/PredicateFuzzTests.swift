@@ -15,6 +15,27 @@ final class PredicateFuzzTests: XCTestCase {
             return Int((state >> 33) % UInt64(bound))
         }
         mutating func pick<T>(_ items: [T]) -> T { items[next(items.count)] }
+
+        /// One to nine words of the vocabulary, with or without spaces between them.
+        mutating func words(_ vocabulary: [String]) -> String {
+            (0..<(1 + next(9))).map { _ in pick(vocabulary) }.joined(separator: next(4) == 0 ? "" : " ")
+        }
+
+        /// A seed with one to four changes: a character removed or replaced, a word put in, or
+        /// the rest cut off.
+        mutating func mutated(_ seed: String, _ vocabulary: [String], punctuation: String) -> String {
+            var scalars = Array(seed.unicodeScalars)
+            for _ in 0...next(3) {
+                let at = scalars.isEmpty ? 0 : next(scalars.count)
+                switch next(4) {
+                case 0 where !scalars.isEmpty: scalars.remove(at: at)
+                case 1: scalars.insert(contentsOf: pick(vocabulary).unicodeScalars, at: at)
+                case 2 where !scalars.isEmpty: scalars[at] = pick(Array(punctuation.unicodeScalars))
+                default: scalars = Array(scalars.prefix(at))
+                }
+            }
+            return String(String.UnicodeScalarView(scalars))
+        }
     }
 
     static let seeds = [
@@ -64,22 +85,8 @@ final class PredicateFuzzTests: XCTestCase {
         var failures: [String] = []
         let total = 100_000
         for n in 0..<total {
-            var text: String
-            if n % 2 == 0 {
-                text = (0..<(1 + generator.next(9))).map { _ in generator.pick(Self.vocabulary) }.joined(separator: generator.next(4) == 0 ? "" : " ")
-            } else {
-                var scalars = Array(generator.pick(Self.seeds).unicodeScalars)
-                for _ in 0...generator.next(3) {
-                    let at = scalars.isEmpty ? 0 : generator.next(scalars.count)
-                    switch generator.next(4) {
-                    case 0 where !scalars.isEmpty: scalars.remove(at: at)
-                    case 1: scalars.insert(contentsOf: generator.pick(Self.vocabulary).unicodeScalars, at: at)
-                    case 2 where !scalars.isEmpty: scalars[at] = generator.pick(Array("()[]{}'\"%$@#.,!=<>*+-/\\ 0aZ".unicodeScalars))
-                    default: scalars = Array(scalars.prefix(at))
-                    }
-                }
-                text = String(String.UnicodeScalarView(scalars))
-            }
+            let text = n % 2 == 0 ? generator.words(Self.vocabulary)
+                : generator.mutated(generator.pick(Self.seeds), Self.vocabulary, punctuation: "()[]{}'\"%$@#.,!=<>*+-/\\ 0aZ")
             let arguments = ["\"dave1\"", "30", "{1, 2}"].prefix(generator.next(4)).map { $0 }
             let keyArguments = text.contains("%K") ? ["name"] + arguments : arguments
             do {
@@ -135,22 +142,8 @@ final class PredicateFuzzTests: XCTestCase {
         var failures: [String] = []
         let total = 20_000
         for n in 0..<total {
-            var text: String
-            if n % 2 == 0 {
-                text = "{ " + (0..<(1 + generator.next(9))).map { _ in generator.pick(Self.swiftVocabulary) }.joined(separator: generator.next(4) == 0 ? "" : " ") + " }"
-            } else {
-                var scalars = Array(generator.pick(Self.swiftSeeds).unicodeScalars)
-                for _ in 0...generator.next(3) {
-                    let at = scalars.isEmpty ? 0 : generator.next(scalars.count)
-                    switch generator.next(4) {
-                    case 0 where !scalars.isEmpty: scalars.remove(at: at)
-                    case 1: scalars.insert(contentsOf: generator.pick(Self.swiftVocabulary).unicodeScalars, at: at)
-                    case 2 where !scalars.isEmpty: scalars[at] = generator.pick(Array("()[]{}\"$.,!?=<>*+-/\\ 0aZ".unicodeScalars))
-                    default: scalars = Array(scalars.prefix(at))
-                    }
-                }
-                text = String(String.UnicodeScalarView(scalars))
-            }
+            let text = n % 2 == 0 ? "{ " + generator.words(Self.swiftVocabulary) + " }"
+                : generator.mutated(generator.pick(Self.swiftSeeds), Self.swiftVocabulary, punctuation: "()[]{}\"$.,!?=<>*+-/\\ 0aZ")
             do {
                 // The seeds are Person's; random text may name any entity.
                 let entity = n % 2 == 1 ? "Person" : generator.pick(["Person", "Car", "SportsCar", "Tag"])
