@@ -84,9 +84,7 @@ struct ManagedObjectClassWriter {
         case .uuid: return "UUID?"
         case .uri: return "URL?"
         case .objectID: return "NSManagedObjectID?"
-        case .transformable:
-            let name = a.valueClassName.map(SwiftPredicateReader.className) ?? "NSObject"
-            return (SwiftNames.isIdentifier(name) ? name : "NSObject") + "?"
+        case .transformable: return SwiftModelSource.transformableClass(of: a) + "?"
         }
     }
 }

@@ -107,9 +107,7 @@ struct SwiftDataModelWriter {
         case .binaryData, .codable: return "Data"
         case .uuid: return "UUID"
         case .uri: return "URL"
-        case .transformable:
-            let name = a.valueClassName.map(SwiftPredicateReader.className) ?? "NSObject"
-            return SwiftNames.isIdentifier(name) ? name : "NSObject"
+        case .transformable: return SwiftModelSource.transformableClass(of: a)
         case .objectID: return "PersistentIdentifier"
         case .composite: return SwiftNames.typeName(a.name.prefix(1).uppercased() + a.name.dropFirst())
         case .undefined: return "Data"

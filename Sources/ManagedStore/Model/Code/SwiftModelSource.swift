@@ -28,7 +28,7 @@ public enum SwiftModelSource {
     /// The class an entity's objects are: the model's class name without its module, or the
     /// entity's name where the model names `NSManagedObject` or nothing.
     static func className(of entity: EntityDescription) -> String {
-        if let declared = entity.className.map(SwiftPredicateReader.className), declared != "NSManagedObject", SwiftNames.isIdentifier(declared) {
+        if let declared = entity.className.map(SwiftNames.unqualified), declared != "NSManagedObject", SwiftNames.isIdentifier(declared) {
             return SwiftNames.typeName(declared)
         }
         return SwiftNames.typeName(entity.name)
@@ -36,6 +36,13 @@ public enum SwiftModelSource {
 
     static func className(_ entity: String, in model: ManagedObjectModel) -> String {
         model.entity(named: entity).map(className(of:)) ?? SwiftNames.typeName(entity)
+    }
+
+    /// The class a transformable attribute's values are, without its module: the model's
+    /// value class, or `NSObject` where it names none a Swift type can spell.
+    static func transformableClass(of attribute: AttributeDescription) -> String {
+        let name = attribute.valueClassName.map(SwiftNames.unqualified) ?? "NSObject"
+        return SwiftNames.isIdentifier(name) ? name : "NSObject"
     }
 
     /// Writes the files into `directory` (made if missing). Nothing that exists is

@@ -18,6 +18,11 @@ public enum SwiftNames {
         return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
     }
 
+    /// A class name without its module: `MyApp.Person` → `Person`.
+    public static func unqualified(_ name: String) -> String {
+        name.split(separator: ".").last.map(String.init) ?? name
+    }
+
     /// A property or parameter name as code writes it.
     public static func escaped(_ name: String) -> String {
         keywords.contains(name) ? "`" + name + "`" : name

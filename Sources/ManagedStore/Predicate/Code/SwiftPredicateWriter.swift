@@ -35,60 +35,10 @@ public struct SwiftPredicateWriter {
         return "#Predicate<\(type)> { \(parameter) in\n    \(Self.withoutOuterParentheses(try write(predicate)))\n}"
     }
 
-    /// The terms `&&` joins in `text` outside any brackets, braces or string.
-    static func topLevelTerms(_ text: String) -> [String] {
-        var terms: [String] = []
-        var current = ""
-        var depth = 0
-        var inString = false
-        var escaped = false
-        for c in text {
-            current.append(c)
-            if inString {
-                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
-                continue
-            }
-            switch c {
-            case "\"": inString = true
-            case "(", "{", "[": depth += 1
-            case ")", "}", "]": depth -= 1
-            case "&" where depth == 0 && current.hasSuffix(" &&"):
-                terms.append(String(current.dropLast(3)))
-                current = ""
-            default: break
-            }
-        }
-        terms.append(current)
-        return terms.map { $0.trimmingCharacters(in: .whitespaces) }
-    }
-
-    /// Whether `||` joins terms of `text` outside any brackets, braces or string.
-    static func hasTopLevelOr(_ text: String) -> Bool {
-        var depth = 0
-        var inString = false
-        var escaped = false
-        var previous: Character = " "
-        for c in text {
-            defer { previous = c }
-            if inString {
-                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
-                continue
-            }
-            switch c {
-            case "\"": inString = true
-            case "(", "{", "[": depth += 1
-            case ")", "}", "]": depth -= 1
-            case "|" where previous == "|" && depth == 0: return true
-            default: break
-            }
-        }
-        return false
-    }
-
-    /// `(a && b)` → `a && b` when the parentheses hold the whole text: the closure's body
-    /// needs none.
-    static func withoutOuterParentheses(_ text: String) -> String {
-        guard text.hasPrefix("("), text.hasSuffix(")") else { return text }
+    /// Walks the Swift the writer made, character by character, skipping string literals:
+    /// `visit` gets each character's offset, the character, and the bracket depth after it
+    /// (parentheses, braces and square brackets count). It stops when `visit` says false.
+    static func walkOutsideStrings(_ text: String, _ visit: (_ offset: Int, _ c: Character, _ depth: Int) -> Bool) {
         var depth = 0
         var inString = false
         var escaped = false
@@ -99,14 +49,54 @@ public struct SwiftPredicateWriter {
             }
             switch c {
             case "\"": inString = true
-            case "(": depth += 1
-            case ")":
-                depth -= 1
-                if depth == 0 && offset != text.count - 1 { return text }
+            case "(", "{", "[": depth += 1
+            case ")", "}", "]": depth -= 1
             default: break
             }
+            guard visit(offset, c, depth) else { return }
         }
-        return String(text.dropFirst().dropLast())
+    }
+
+    /// The terms `&&` joins in `text` outside any brackets, braces or string.
+    static func topLevelTerms(_ text: String) -> [String] {
+        var terms: [String] = []
+        var start = text.startIndex
+        let characters = Array(text)
+        walkOutsideStrings(text) { offset, c, depth in
+            if c == "&", depth == 0, offset >= 2, characters[offset - 1] == "&", characters[offset - 2] == " " {
+                let end = text.index(text.startIndex, offsetBy: offset - 2)
+                terms.append(String(text[start..<end]))
+                start = text.index(after: text.index(text.startIndex, offsetBy: offset))
+            }
+            return true
+        }
+        terms.append(String(text[start...]))
+        return terms.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// Whether `||` joins terms of `text` outside any brackets, braces or string.
+    static func hasTopLevelOr(_ text: String) -> Bool {
+        var previous: Character = " "
+        var found = false
+        walkOutsideStrings(text) { _, c, depth in
+            found = c == "|" && previous == "|" && depth == 0
+            previous = c
+            return !found
+        }
+        return found
+    }
+
+    /// `(a && b)` → `a && b` when the parentheses hold the whole text: the closure's body
+    /// needs none.
+    static func withoutOuterParentheses(_ text: String) -> String {
+        guard text.hasPrefix("("), text.hasSuffix(")") else { return text }
+        let last = text.count - 1
+        var closesEarly = false
+        walkOutsideStrings(text) { offset, _, depth in
+            closesEarly = depth == 0 && offset != last
+            return !closesEarly
+        }
+        return closesEarly ? text : String(text.dropFirst().dropLast())
     }
 
     /// A value as it is typed here: its Swift text as an optional chain (`person.owner?.age`)
@@ -210,19 +200,13 @@ public struct SwiftPredicateWriter {
         }
     }
 
-    /// An attribute compared with a constant of another type (a number with a string) has
-    /// no Swift form: Swift compares values of one type.
+    /// An attribute compared with a constant Swift would not compare it with
+    /// (`SwiftComparability`) has no Swift form.
     static func checkTypes(_ pairs: [(Value, PredicateOperand)]) throws {
         for (attribute, other) in pairs {
-            guard case .attribute(let type?) = attribute.kind, case .constant(let value) = other.kind else { continue }
-            switch value {
-            case .string where type.isNumeric || type == .date:
-                throw PredicateCodeError("\(type.withArticle) attribute compared with a string", "Swift compares values of one type")
-            case .integer, .double:
-                if type == .string { throw PredicateCodeError("a String attribute compared with a number", "Swift compares values of one type") }
-            default:
-                break
-            }
+            guard case .attribute(let type?) = attribute.kind, case .constant(let value) = other.kind,
+                  let (what, with) = SwiftComparability.mismatch(type, value) else { continue }
+            throw PredicateCodeError("\(what) compared with \(with)", "Swift compares values of one type")
         }
     }
 

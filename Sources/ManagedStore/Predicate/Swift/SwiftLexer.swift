@@ -108,7 +108,7 @@ struct SwiftLexer: ScalarLexing {
 
     private func identifier(from i: inout Int) -> String {
         var out = String.UnicodeScalarView()
-        while i < scalars.count, isIdentifierStart(scalars[i]) || isDigit(scalars[i]) || scalars[i].properties.isAlphabetic {
+        while i < scalars.count, isIdentifierStart(scalars[i]) || isDigit(scalars[i]) {
             out.append(scalars[i])
             i += 1
         }

@@ -43,7 +43,7 @@ public enum SwiftPredicateReader {
         var entityName = entity
         if let named = source.entity {
             if let entity, let model {
-                let resolved = model.entity(named: named) ?? model.entities.first { $0.className.map(Self.className) == named }
+                let resolved = model.entity(named: named) ?? model.entities.first { $0.className.map(SwiftNames.unqualified) == named }
                 guard let resolved else {
                     throw PredicateFormatError(.unsupported, "the model has no entity or class named \(named)", predicate: text, position: source.entityPosition)
                 }
@@ -61,18 +61,13 @@ public enum SwiftPredicateReader {
         return try translator.root(source.closure, entity: entityName)
     }
 
-    /// A class name without its module: `MyApp.Person` → `Person`.
-    static func className(_ name: String) -> String {
-        name.split(separator: ".").last.map(String.init) ?? name
-    }
-
     /// A value written as a Swift literal: a number, a string, `true`/`false`, `nil`, an
     /// array of those, or a date as `Date(timeIntervalSinceReferenceDate: n)`.
     public static func literal(_ text: String, named name: String = "") throws -> PredicateValue {
         var parser = try SwiftParser(text)
         let node = try parser.expression()
         try parser.expectEnd()
-        var translator = SwiftPredicateTranslator(text: text, model: nil, variables: [:])
+        let translator = SwiftPredicateTranslator(text: text, model: nil, variables: [:])
         guard let value = translator.constant(node) else {
             throw PredicateFormatError(.syntax, "the value\(name.isEmpty ? "" : " of \(name)") is not a Swift literal (a number, \"text\", true, false, nil or [ … ])",
                                        predicate: text, position: 0)

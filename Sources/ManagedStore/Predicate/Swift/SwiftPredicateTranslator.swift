@@ -202,19 +202,12 @@ struct SwiftPredicateTranslator {
         return comparisonOf(left.operand, comparisonOperator, right.operand, options: options, at: position)
     }
 
-    /// Swift compares values of one type: a number attribute with a string, or a string
-    /// attribute with a number, does not compile, so it is an error here too.
+    /// A comparison Swift would not compile (`SwiftComparability`) is an error here too.
     func checkTypes(_ left: Typed, _ right: Typed, at position: Int) throws {
         for (attribute, other) in [(left, right), (right, left)] {
-            guard case .attribute(let type) = attribute.kind, case .constant(let value) = other.operand.kind else { continue }
-            switch value {
-            case .string where type.isNumeric || type == .date:
-                throw error("\(type.withArticle) attribute is compared with a string; Swift compares values of one type", at: position)
-            case .integer, .double:
-                if type == .string { throw error("a String attribute is compared with a number; Swift compares values of one type", at: position) }
-            default:
-                break
-            }
+            guard case .attribute(let type) = attribute.kind, case .constant(let value) = other.operand.kind,
+                  let (what, with) = SwiftComparability.mismatch(type, value) else { continue }
+            throw error("\(what) is compared with \(with); Swift compares values of one type", at: position)
         }
     }
 
@@ -585,7 +578,7 @@ struct SwiftPredicateTranslator {
 
     /// The constant a node stands for, when it is one: literals, negated numbers, arrays of
     /// constants, dates made from a number, and captured variables.
-    mutating func constant(_ node: SwiftNode) -> PredicateValue? {
+    func constant(_ node: SwiftNode) -> PredicateValue? {
         switch node.kind {
         case .integer(let n): return .integer(n)
         case .double(let d): return .double(d)
