@@ -75,6 +75,7 @@ final class PredicateConformanceTests: XCTestCase {
         let arguments = cliArguments(c.predicate, c.args, c.variables)
         if let parsed = try? PredicateParser.parse(c.predicate, written: arguments.enumerated().filter { $0.offset % 2 == 1 && arguments[$0.offset - 1] == "--arg" }.map(\.element),
                                                    variables: (c.variables ?? [:]).mapValues(\.literal)) {
+            for (path, type) in PredicateKeyPaths.typed(parsed) { model.require(path, type: type) }
             for path in PredicateKeyPaths.of(parsed) { model.require(path) }
         }
         let store = folder.appendingPathComponent("\(c.id).sqlite").path
