@@ -4,6 +4,9 @@
 //   swift run cdi-example-store Examples/People.sqlite
 //   swift run -c release cdi-example-store /tmp/million.sqlite --people 1000000
 //   swift run cdi-example-store /tmp/tracked.sqlite --history   (persistent history on)
+//   swift run cdi-example-store /tmp/photos.sqlite --photos 204800,102400
+//       (the people with a photo get photos of these sizes in turn, stored as Core Data stores
+//       them: over 131,072 bytes in a file of .photos_SUPPORT/_EXTERNAL_DATA)
 //   swift run cdi-example-store /tmp/empty.sqlite --model Other.xcdatamodel   (empty, another model)
 //   swift run -c release cdi-example-store /tmp/deep.sqlite --model Benchmarks/Hierarchy.xcdatamodeld --objects 1000000
 //       (the benchmarks' deep entity hierarchy: nine entities sharing one table)
@@ -19,6 +22,8 @@ struct Arguments {
     var model = "Examples/People.xcdatamodeld"
     var uuid = "5E1F4C6B-2D8A-4B7E-9C3D-0A1B2C3D4E5F"
     var history = false
+    /// Sizes of the photos people get, in turn; none given: the example's five-byte photo.
+    var photos: [Int] = []
 
     init(_ words: [String]) throws {
         var words = words[...]
@@ -38,6 +43,10 @@ struct Arguments {
                 uuid = value
             case "--history":
                 history = true
+            case "--photos":
+                guard let list = words.popFirst()?.split(separator: ",").map({ Int($0) }), !list.isEmpty,
+                      list.allSatisfy({ ($0 ?? 0) > 0 }) else { throw Usage("--photos takes sizes in bytes, comma-separated") }
+                photos = list.compactMap { $0 }
             case "-h", "--help":
                 throw Usage("")
             default:
@@ -58,6 +67,12 @@ struct Random {
         state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         return Int((state >> 33) % UInt64(bound))
     }
+}
+
+/// A photo's bytes: a PNG signature, then bytes from the generator, `size` in all.
+func photo(size: Int, _ random: inout Random) -> [UInt8] {
+    let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    return Array((signature + (0..<max(size - signature.count, 0)).map { _ in UInt8(random.next(256)) }).prefix(size))
 }
 
 func uuidBytes(_ n: Int) -> Data {
@@ -129,7 +144,10 @@ func generate(_ arguments: Arguments) throws {
     let carNames = ["Civic", "Golf", "Model 3", "Corolla", "Mustang", "Panda", "Clio", "Beetle"]
     let tagNames = ["family", "friend", "work", "gym"]
     let progressStep = max(arguments.people / 10, 1)
-    try StoreLoader.load(output) { loader in
+    // Large photos go to files as a save writes them, kept once the rows are in.
+    let external = ExternalDataFiles(storePath: output)
+    var photos = 0
+    try external.settle { try StoreLoader.load(output) { loader in
         let tags = try tagNames.map { try loader.insert("Tag", ["name": $0]) }
         for i in 0..<arguments.people {
             var values: [String: DatabaseValueConvertible?] = [
@@ -143,7 +161,15 @@ func generate(_ arguments: Arguments) throws {
                 "birthday": Double(-1_609_459_200 + random.next(1_735_689_600)),
             ]
             if i % 5 == 0 { values["homepage"] = "https://example.com/~dave\(i)" }
-            if i % 10 == 3 { values["photo"] = Data([0x01, 0x89, 0x50, 0x4E, 0x47]) }
+            if i % 10 == 3 {
+                if arguments.photos.isEmpty {
+                    values["photo"] = Data([0x01, 0x89, 0x50, 0x4E, 0x47])
+                } else {
+                    var bytes = Random(state: UInt64(i))
+                    values["photo"] = Data(try external.stored(photo(size: arguments.photos[photos % arguments.photos.count], &bytes)))
+                    photos += 1
+                }
+            }
             let person = try loader.insert("Person", values)
             let sporty = i % 4 == 1
             var car: [String: DatabaseValueConvertible?] = [
@@ -160,14 +186,14 @@ func generate(_ arguments: Arguments) throws {
                 FileHandle.standardError.write(Data("  \((i + 1) * 100 / arguments.people)% (\(i + 1) people)\n".utf8))
             }
         }
-    }
+    } }
 }
 
 do {
     try generate(try Arguments(Array(CommandLine.arguments.dropFirst())))
 } catch let usage as Usage {
     if !usage.message.isEmpty { FileHandle.standardError.write(Data("cdi-example-store: error: \(usage.message)\n".utf8)) }
-    FileHandle.standardError.write(Data("usage: cdi-example-store OUTPUT [--people N] [--objects N] [--model PATH] [--uuid UUID] [--history]\n".utf8))
+    FileHandle.standardError.write(Data("usage: cdi-example-store OUTPUT [--people N] [--objects N] [--model PATH] [--uuid UUID] [--history] [--photos SIZE,…]\n".utf8))
     exit(usage.message.isEmpty ? 0 : 64)
 } catch {
     FileHandle.standardError.write(Data("cdi-example-store: error: \(error)\n".utf8))

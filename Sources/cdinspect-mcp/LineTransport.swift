@@ -42,6 +42,17 @@ actor LineTransport: Transport {
     func disconnect() async { continuation.finish() }
 
     func send(_ data: Data) async throws {
+        // The last guard of the byte cap: a message past it (an error quoting megabytes it was
+        // given) goes out as an error saying so, never as a line the client cannot take.
+        if data.count > MCPTools.byteCap + MCPTools.envelope,
+           let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any], json["method"] == nil {
+            let id = json["id"]
+            Output.error(id: id, code: -32603, "the reply would be larger than \(MCPTools.byteCap >> 20) MiB, the server's cap; ask for less")
+            if let id, !(id is NSNull), let small = try? JSONSerialization.data(withJSONObject: ["jsonrpc": "2.0", "id": id]) {
+                ledger.answered(small)
+            }
+            return
+        }
         Output.write(data)
         ledger.answered(data)
     }

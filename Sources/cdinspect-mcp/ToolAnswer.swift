@@ -68,10 +68,8 @@ struct ToolCall {
         defer { warnings += notes }
         do {
             try session.run(command)
-        } catch is DoctorFoundErrors {
+        } catch is Finding {
             // The report is the answer; the command line's exit status 1 has no place here.
-        } catch is ModelsDiffer {
-        } catch is StoresDiffer {
         }
         sink.flush()
     }
@@ -97,10 +95,9 @@ struct ToolCall {
             paged.page(offset: offset, limit: rows + 1)
             command = paged
         }
-        // Room for the rest of the reply, the cursor (it carries the arguments, in the text
-        // and in the structured content) included.
-        let cursorBytes = (try? JSONEncoder().encode(arguments).count) ?? 0
-        let collector = PageCollector(rows: rows, bytes: MCPTools.byteCap - MCPTools.envelope - 2 * (cursorBytes * 4 / 3 + 64),
+        // Room for the rest of the reply, the cursor (a short handle, in the text and in the
+        // structured content) included.
+        let collector = PageCollector(rows: rows, bytes: MCPTools.byteCap - MCPTools.envelope,
                                       nestsChanges: name == "history" && arguments["changes"]?.boolValue == true)
         let sink = OutputSink(collectingWithWidth: nil, byteLimit: 1 << 16)
         sink.resultReceiver = collector
@@ -116,9 +113,9 @@ struct ToolCall {
         var text = "{\"\(key)\": \(collector.json), \"truncated\": \(more)"
         var structured: [String: Value] = [key: .array(collector.values), "truncated": .bool(more)]
         if more, remaining.map({ $0 - returned > 0 }) ?? true {
-            let next = PageCursor(tool: name, arguments: arguments, offset: offset + returned, remaining: remaining.map { $0 - returned })
-            text += ", \"nextCursor\": \"\(next.encoded)\""
-            structured["nextCursor"] = .string(next.encoded)
+            let next = PageCursor(tool: name, arguments: arguments, offset: offset + returned, remaining: remaining.map { $0 - returned }).handle
+            text += ", \"nextCursor\": \"\(next)\""
+            structured["nextCursor"] = .string(next)
         }
         text += "}"
         return ToolAnswer(text: text, structured: .object(structured), warnings: warnings)

@@ -35,6 +35,19 @@ final class ToolRunner: @unchecked Sendable {
         return result
     }
 
+    /// `text` within `bytes` of UTF-8, cut at a character and marked where it was cut.
+    static func shortened(_ text: String, to bytes: Int) -> String {
+        guard text.utf8.count > bytes else { return text }
+        var kept = ""
+        var size = 0
+        for character in text {
+            size += character.utf8.count
+            if size > bytes - 64 { break }
+            kept.append(character)
+        }
+        return kept + " … (\(text.utf8.count - kept.utf8.count) more bytes left out)"
+    }
+
     private func run(_ name: String, _ arguments: [String: Value], _ scope: CancellationScope) -> CallTool.Result {
         let timer = DispatchWorkItem { [timeLimit] in scope.cancel(.timeLimit(seconds: timeLimit)) }
         if timeLimit > 0 {
@@ -50,7 +63,10 @@ final class ToolRunner: @unchecked Sendable {
                 scope.watch(store.reader)
                 let answer = try ToolAnswer.make(name, arguments, store: store, timeLimit: timeLimit)
                 var content: [Tool.Content] = [.text(text: answer.text, annotations: nil, _meta: nil)]
-                for warning in answer.warnings { content.append(.text(text: "warning: " + warning, annotations: nil, _meta: nil)) }
+                // Warnings are a few lines: each is cut short, so none can take the reply past its cap.
+                for warning in answer.warnings.prefix(16) {
+                    content.append(.text(text: "warning: " + Self.shortened(warning, to: 2048), annotations: nil, _meta: nil))
+                }
                 return .init(content: content, structuredContent: answer.structured, isError: false)
             } catch {
                 var message = ExitStatus.message(for: error)
@@ -60,7 +76,8 @@ final class ToolRunner: @unchecked Sendable {
                 if case .timeLimit(let seconds)? = scope.reason {
                     message = "the call stopped after \(String(format: "%g", seconds)) s: the server's time limit (cdinspect mcp --timeout)"
                 }
-                return .init(content: [.text(text: message, annotations: nil, _meta: nil)], isError: true)
+                // An error may quote what it was given, which can be megabytes.
+                return .init(content: [.text(text: Self.shortened(message, to: 64 << 10), annotations: nil, _meta: nil)], isError: true)
             }
         }
     }

@@ -50,6 +50,21 @@ struct CDInspect: ParsableCommand {
         throw ExitCode(ExitStatus.usage)
     }
 
+    /// `cdinspect model export Store.sqlite out`: a view of the command where the store goes,
+    /// and no file of that name, is the store and the view the wrong way round. Said with the
+    /// user's own words in the order the command reads them.
+    static func checkViewOrder(_ arguments: [String]) throws {
+        guard arguments.count >= 2, let command = CommandTable.commands.first(where: { $0._commandName == arguments[0] }),
+              command.traits.views.contains(arguments[1]), !FileManager.default.fileExists(atPath: arguments[1]) else { return }
+        var order = ["cdinspect", arguments[0], "STORE", arguments[1]]
+        if arguments.count >= 3, !arguments[2].hasPrefix("-") {
+            order = ["cdinspect", arguments[0], arguments[2], arguments[1]] + arguments.dropFirst(3)
+        }
+        let quoted = order.map { $0.contains(where: { " \t'\"$\\".contains($0) }) ? "'" + $0.replacingOccurrences(of: "'", with: #"'\''"#) + "'" : $0 }
+        Diagnostics.error("the store comes before '\(arguments[1])': \(quoted.joined(separator: " "))")
+        throw ExitCode(ExitStatus.usage)
+    }
+
     /// Parses and runs, printing errors as `cdinspect: error: …` and exiting with the status
     /// `ExitStatus` assigns.
     static func start(_ arguments: [String]) -> Never {
@@ -57,6 +72,7 @@ struct CDInspect: ParsableCommand {
         let arguments = Overview.handle(arguments) ?? arguments
         do {
             try checkCommandName(arguments)
+            try checkViewOrder(arguments)
             var command = try parseAlone(arguments) ?? parseAsRoot(arguments)
             try command.run()
             status = ExitStatus.success

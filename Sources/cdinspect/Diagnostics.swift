@@ -22,7 +22,7 @@ enum Diagnostics {
     /// into the exit status for it.
     static func reporting(_ body: () throws -> Void) throws {
         do { try body() } catch {
-            Diagnostics.error(ExitStatus.message(for: error))
+            if let line = ExitStatus.errorLine(for: error) { Diagnostics.error(line) }
             throw ExitCode(ExitStatus.code(for: error))
         }
     }

@@ -65,11 +65,12 @@ struct PullSubcommand: ParsableCommand {
             if let folder { target = URL(fileURLWithPath: folder, isDirectory: true) } else {
                 target = try SnapshotLibrary.newFolder(of: pulled, name: name)
             }
-            let snapshot = try StoreSnapshot.take(of: pulled, name: name, into: target)
+            // Files copied one by one off a device can tear: a pulled copy is always checked.
+            let snapshot = try StoreSnapshot.take(of: pulled, name: name, into: target, check: true)
             let objects = snapshot.manifest.entityCounts.values.reduce(0, +)
             let sink = Terminal.standardOutput()
             sink.line("pulled \(source) of \(app) from \(device): snapshot \(snapshot.name), \(objects) object(s), "
-                      + "quick_check \(snapshot.manifest.integrityCheck)")
+                      + "quick_check \(snapshot.manifest.check)")
             sink.line("  in \(snapshot.folder.path)")
             sink.flush()
         }

@@ -83,7 +83,7 @@ final class REPL {
         history?.append(logical)
         do { try interpreter.execute(line: logical) } catch {
             interpreter.session.output.flush()
-            Diagnostics.error(ExitStatus.message(for: error))
+            if let line = ExitStatus.errorLine(for: error) { Diagnostics.error(line) }
         }
     }
 }

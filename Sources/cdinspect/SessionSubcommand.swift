@@ -40,7 +40,8 @@ struct SessionSubcommand: ParsableCommand {
         defer { Teardown.closeAndKeep(session) }
         let fromScript = commands.isEmpty
         let runner = ScriptRunner(interpreter: interpreter, keepGoing: keepGoing, echo: echo) { line, error in
-            Diagnostics.error((fromScript ? "line \(line): " : "") + ExitStatus.message(for: error))
+            guard let message = ExitStatus.errorLine(for: error) else { return }
+            Diagnostics.error((fromScript ? "line \(line): " : "") + message)
         }
         let error = fromScript ? runner.run(lines: LineReader.standardInput())
                                : runner.run(lines: commands)

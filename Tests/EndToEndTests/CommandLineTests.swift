@@ -19,6 +19,10 @@ final class CommandLineTests: XCTestCase {
             ([store.path, "-c", "context create bg"], "unknown context command 'create' (context commands: new, use, list, drop, set)"),
             ([store.path, "-c", "context lst"], "unknown context command 'lst' (context commands: new, use, list, drop, set; did you mean 'list'?)"),
             ([store.path, "-c", "frobnicate"], "unknown command 'frobnicate' (try 'help')"),
+            // A view before the store: the order said back with the user's own words.
+            (["model", "export", store.path, "out dir", "--swift"], "the store comes before 'export': cdinspect model \(store.path) export 'out dir' --swift"),
+            (["cloudkit", "zones", store.path], "the store comes before 'zones': cdinspect cloudkit \(store.path) zones"),
+            (["history", "purge", "--before", "x"], "the store comes before 'purge': cdinspect history STORE purge"),
         ] {
             let r = try CLI.run(arguments)
             XCTAssertEqual(r.status, 64, "\(arguments)")

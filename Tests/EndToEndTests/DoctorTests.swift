@@ -135,8 +135,14 @@ final class DoctorTests: XCTestCase {
         try handle.seek(toOffset: UInt64((page - 1) * 4096 + 8))
         try handle.write(contentsOf: Data(repeating: 0xFF, count: 16))
         try handle.close()
-        let (status, report, _) = try doctor(store)
+        let (status, report, stderr) = try doctor(store)
         XCTAssertEqual(status, 1)
+        // Findings are the answer, not a failure of doctor: no error line, in any format.
+        XCTAssertFalse(stderr.contains("error:"), stderr)
+        let table = try CLI.run(["doctor", store])
+        XCTAssertEqual(table.status, 1)
+        XCTAssertFalse(table.stderr.contains("error:"), table.stderr)
+        XCTAssertTrue(table.stdout.contains("error"), table.stdout)
         // The damage is the one error; a check that could not read past it says so, as a warning.
         let findings = try XCTUnwrap(report["findings"] as? [[String: Any]]).filter { $0["severity"] as? String == "error" }
         XCTAssertEqual(findings.map { $0["check"] as? String ?? "" }, ["quick_check"])

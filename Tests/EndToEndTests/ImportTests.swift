@@ -81,6 +81,25 @@ final class ImportTests: ExampleStoreTestCase {
         }
     }
 
+    /// Every genuine SwiftData fixture comes back as the same document, and every column of
+    /// every entity and join table holds the source's bytes (Z_OPT apart: an import is a save).
+    func testEverySwiftDataFixtureComesBackByteForByte() throws {
+        for fixture in SwiftModelExportTests.swiftDataStores {
+            let work = try Fixtures.temporaryDirectory(self)
+            let copy = try Fixtures.copy(fixture, into: work).path
+            let (before, after, created) = try roundTrip(copy, in: work)
+            XCTAssertEqual(after, before, fixture)
+            let tables = try SQLiteShell.read(copy, "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'Z*' "
+                                              + "AND name NOT IN ('Z_PRIMARYKEY', 'Z_METADATA', 'Z_MODELCACHE') ORDER BY name").split(separator: "\n")
+            XCTAssertFalse(tables.isEmpty, fixture)
+            for table in tables {
+                let columns = try SQLiteShell.read(copy, "SELECT group_concat('quote(' || name || ')', ', ') FROM pragma_table_info('\(table)') WHERE name <> 'Z_OPT'")
+                let query = "SELECT \(columns) FROM \(table) ORDER BY 1, 2"
+                XCTAssertEqual(try SQLiteShell.read(created, query), try SQLiteShell.read(copy, query), "\(fixture) \(table)")
+            }
+        }
+    }
+
     func testCSVNamesEveryRejectedRowAndWritesAllOrNothing() throws {
         let csv = try write("""
             name,age,birthday,isActive,id

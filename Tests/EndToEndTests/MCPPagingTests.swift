@@ -124,4 +124,37 @@ final class MCPPagingTests: XCTestCase {
         XCTAssertEqual(info["journalMode"] as? String, "wal")
         XCTAssertEqual(server.finish().status, 0)
     }
+
+    /// A call whose arguments are megabytes (a 4 MB query, nearly the longest line the server
+    /// reads) gets pages whose cursor is a short handle: every reply line stays within the
+    /// cap, the handle leads to the next page, and an answer that is complete has no cursor.
+    func testACursorIsAShortHandleWhateverTheArguments() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder).path
+        let server = try MCPPipe([store])
+        try server.handshake()
+        var id = 0
+        let comment = String(repeating: "x", count: (4 << 20) - 1024)
+        let query = "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r LIMIT 2500) SELECT i FROM r /* \(comment) */"
+        largest = 0
+        let paged = try pages(server, &id, "sql", ["query": query, "limit": 0])
+        XCTAssertEqual(paged.map { ($0["rows"] as? [Any])?.count ?? -1 }, [1000, 1000, 500])
+        XCTAssertEqual(paged.flatMap { ($0["rows"] as? [[String: Any]] ?? []).compactMap { $0["i"] as? Int } }, Array(1...2500))
+        XCTAssertLessThan(largest, 1 << 20, "a reply line carried the query")
+        let cursors = paged.compactMap { $0["nextCursor"] as? String }
+        XCTAssertEqual(cursors.count, 2)
+        XCTAssertTrue(cursors.allSatisfy { $0.utf8.count <= 1024 }, "\(cursors.map(\.count))")
+        // One row, complete: no cursor in the text or in the structured content.
+        id += 1
+        try server.write(try MCPHostileTests.call(id, "fetch", ["entity": "Person", "limit": 1, "keys": ["name"], "predicate": "name == 'dave7'"]))
+        let answer = try XCTUnwrap(try server.answer(id, within: 30)?["result"] as? [String: Any])
+        XCTAssertNil((answer["structuredContent"] as? [String: Any])?["nextCursor"], "\(answer)")
+        XCTAssertFalse(try server.toolText(id).text.contains("nextCursor"))
+        // A handle the server did not give is refused, as before.
+        id += 1
+        try server.write(try MCPHostileTests.call(id, "sql", ["cursor": String(repeating: "0", count: 32)]))
+        let refused = try XCTUnwrap(try server.answer(id, within: 30))
+        XCTAssertEqual((refused["error"] as? [String: Any])?["code"] as? Int, -32602, "\(refused)")
+        XCTAssertEqual(server.finish().status, 0)
+    }
 }

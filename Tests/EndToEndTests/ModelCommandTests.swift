@@ -224,7 +224,8 @@ final class ModelCommandTests: XCTestCase {
                                             + "Core Data must migrate this store to open it with the other model: "), table.stdout)
         // (Model2 is not the store's model: its new columns are missing, and said so first.)
         XCTAssertTrue(table.stderr.hasPrefix("cdinspect: warning: the model does not match the store's tables"), table.stderr)
-        XCTAssertTrue(table.stderr.hasSuffix("\ncdinspect: error: the models differ\n"), table.stderr)
+        XCTAssertEqual(table.status, 1)
+        XCTAssertFalse(table.stderr.contains("error:"), table.stderr)
         let missing = try CLI.run(["model", store, "diff", folder.appendingPathComponent("nothing.sqlite").path])
         XCTAssertEqual(missing.status, 1)
         XCTAssertEqual(missing.stderr.components(separatedBy: "\n").filter { !$0.isEmpty }.count, 1, missing.stderr)
@@ -249,7 +250,8 @@ final class ModelCommandTests: XCTestCase {
             "MigrationHistory.globalKeyValues NSDictionary": 3, "MigrationHistory.globalKeyValues NSDate": 3,
         ])
         let v1 = "alemar11_CoreDataPlus/SampleModel2__Fixtures__SampleModel2_V1.sqlite"
-        let path = try Fixtures.directory.appendingPathComponent(v1).path
+        // Counted on a copy: a read of a WAL store makes a -wal and -shm beside it.
+        let path = try Fixtures.copy(v1, into: try Fixtures.temporaryDirectory(self)).path
         XCTAssertEqual(classes(v1), [
             "Book.cover CoreDataPlus_Tests.Cover": Int(try SQLiteShell.read(path, "SELECT count(*) FROM ZBOOK WHERE ZCOVER IS NOT NULL"))!,
             "Page.content Content": Int(try SQLiteShell.read(path, "SELECT count(*) FROM ZPAGE WHERE ZCONTENT IS NOT NULL"))!,

@@ -23,8 +23,16 @@ final class SnapshotTests: ExampleStoreTestCase {
         let taken = try XCTUnwrap(try json(try succeeds(["snapshot", store, "clean", "--format", "json"])) as? [String: Any])
         let snapshotFolder = try XCTUnwrap(taken["path"] as? String)
         XCTAssertTrue(snapshotFolder.hasPrefix(folder.appendingPathComponent("data/cdinspect/snapshots/\(Fixtures.exampleUUID)/clean").path))
-        XCTAssertEqual(taken["integrityCheck"] as? String, "ok")
+        // Not checked unless asked; --check records what quick_check found, and snapshots lists both.
+        XCTAssertEqual(taken["check"] as? String, "not run")
         XCTAssertEqual((taken["entityCounts"] as? [String: Int])?["Person"], 50)
+        let checked = try XCTUnwrap(try json(try succeeds(["snapshot", store, "later", "--check", "--format", "json"])) as? [String: Any])
+        XCTAssertEqual(checked["check"] as? String, "ok")
+        let manifest = try XCTUnwrap(try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: try XCTUnwrap(checked["path"] as? String)).appendingPathComponent("manifest.json"))) as? [String: Any])
+        XCTAssertEqual(manifest["check"] as? String, "ok")
+        XCTAssertEqual(try succeeds(["snapshots", store, "--format", "csv"]).split(separator: "\n").map { $0.split(separator: ",").prefix(4).joined(separator: ",") },
+                       ["name,time,objects,check", "clean,\(taken["time"] as? String ?? ""),104,not run", "later,\(checked["time"] as? String ?? ""),104,ok"])
         // The copy is a plain store: any command opens it, and it holds what the store held.
         XCTAssertEqual(try succeeds(["count", try XCTUnwrap(taken["store"] as? String), "Person"]), "50\n")
 
@@ -60,12 +68,12 @@ final class SnapshotTests: ExampleStoreTestCase {
             + "UPDATE Z_PRIMARYKEY SET Z_MAX = $i WHERE Z_NAME = 'Person'; COMMIT;\" || exit 1; i=$((i+1)); done"
         let writer = try ChildProcess(["/bin/sh", "-c", script, store], environment: ProcessInfo.processInfo.environment, files: [:])
         let target = folder.appendingPathComponent("during")
-        _ = try succeeds(["snapshot", store, "--to", target.path])
+        _ = try succeeds(["snapshot", store, "--to", target.path, "--check"])
         XCTAssertEqual(writer.wait().status, 0)
         let copy = target.appendingPathComponent("People.sqlite").path
         let manifest = try XCTUnwrap(try json(String(decoding: try Data(contentsOf: target.appendingPathComponent("manifest.json")), as: UTF8.self))
                                      as? [String: Any])
-        XCTAssertEqual(manifest["integrityCheck"] as? String, "ok")
+        XCTAssertEqual(manifest["check"] as? String, "ok")
         // Whatever moment it caught, the copy is of one moment: its rows and its Z_MAX agree.
         let rows = try XCTUnwrap(Int(try SQLiteShell.run(copy, "SELECT count(*) FROM ZPERSON").trimmingCharacters(in: .whitespacesAndNewlines)))
         XCTAssertTrue((50...250).contains(rows), "\(rows)")
@@ -93,6 +101,40 @@ final class SnapshotTests: ExampleStoreTestCase {
         _ = try succeeds(["restore", store, "with-photo"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: external.path), ["A1B2"])
         XCTAssertEqual(try Data(contentsOf: external.appendingPathComponent("A1B2")), Data("photo".utf8))
+    }
+
+    /// A snapshot whose copy has a damaged page is refused before anything changes: the store,
+    /// its -wal and the library are as they were, and the one line names the problem.
+    func testRestoreRefusesADamagedSnapshot() throws {
+        let target = folder.appendingPathComponent("damaged")
+        _ = try succeeds(["snapshot", store, "--to", target.path])
+        let copy = target.appendingPathComponent("People.sqlite").path
+        let pageSize = try XCTUnwrap(Int(try SQLiteShell.run(copy, "PRAGMA page_size").trimmingCharacters(in: .whitespacesAndNewlines)))
+        let root = try XCTUnwrap(Int(try SQLiteShell.run(copy, "SELECT rootpage FROM sqlite_master WHERE name = 'ZPERSON'")
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        // The table's b-tree page header overwritten: a page SQLite cannot read as a b-tree page.
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: copy))
+        try handle.seek(toOffset: UInt64((root - 1) * pageSize))
+        try handle.write(contentsOf: Data(repeating: 0xEE, count: 64))
+        try handle.close()
+
+        _ = try succeeds(["batch-update", store, "Person", "--set", "age=9"])
+        let before = try storeFiles()
+        let refused = try cdinspect(["restore", store, target.path])
+        XCTAssertEqual(refused.status, 1)
+        let lines = refused.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, refused.stderr)
+        XCTAssertTrue(refused.stderr.hasPrefix("cdinspect: error: the snapshot \(copy) is damaged (SQLite's quick_check: "), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("nothing was restored"), refused.stderr)
+        XCTAssertEqual(try storeFiles(), before)
+        XCTAssertEqual(try succeeds(["count", store, "Person", "--where", "age == 9"]), "50\n")
+        // No before-restore snapshot was kept either: nothing was replaced.
+        XCTAssertEqual(try succeeds(["snapshots", store, "--format", "csv"]), "name,time,objects,check,externalDataFiles,path\n")
+    }
+
+    /// The store file and its -wal, byte for byte (a read leaves an empty -wal where there was none).
+    private func storeFiles() throws -> [Data] {
+        [try Data(contentsOf: URL(fileURLWithPath: store)), FileManager.default.contents(atPath: store + "-wal") ?? Data()]
     }
 
     func testRestoreRefusesWhatWouldHurtTheApp() throws {

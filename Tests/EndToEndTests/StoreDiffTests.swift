@@ -56,6 +56,12 @@ final class StoreDiffTests: ExampleStoreTestCase {
         XCTAssertEqual((try entity("Person", in: back)["deleted"] as? [[String: Any]])?.map { $0["name"] as? String }, ["zed"])
         let session = try cdinspect([store, "-c", "diff --store clean --entity Person --format csv"])
         XCTAssertEqual(session.status, 1)
+        XCTAssertEqual(session.stderr, "")
+        // For people, the answer ends by saying so; a difference is a finding, not an error (exit 1, as diff(1)).
+        let table = try cdinspect(["diff", "clean", store])
+        XCTAssertEqual(table.status, 1)
+        XCTAssertEqual(table.stderr, "")
+        XCTAssertTrue(table.stdout.hasSuffix("the stores differ: 1 inserted, 4 updated, 1 deleted\n"), table.stdout)
         XCTAssertTrue(session.stdout.hasPrefix("entity,change,objectID,key,old,new\n"), session.stdout)
         XCTAssertTrue(session.stdout.contains("Person,deleted,\(uri("Person/p51"))"), session.stdout)
         XCTAssertTrue(session.stdout.contains("Person,updated,\(uri("Person/p4")),age,99,"), session.stdout)

@@ -15,6 +15,7 @@ final class SwiftDataCompositeTests: XCTestCase {
         <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift">
             <entity name="Quote" representedClassName="Quote" syncable="YES">
                 <attribute name="author" optional="YES" attributeType="Composite" composite="Author"/>
+                <attribute name="collection" optional="YES" attributeType="Composite" composite="Collection"/>
                 <attribute name="compiledTags" optional="YES" attributeType="Composite" composite="CompiledTags"/>
                 <attribute name="ice" optional="YES" attributeType="Composite" composite="Ice"/>
                 <attribute name="id" optional="YES" attributeType="UUID" usesScalarValueType="NO"/>
@@ -26,8 +27,12 @@ final class SwiftDataCompositeTests: XCTestCase {
                 <attribute name="place" optional="YES" attributeType="String"/>
                 <attribute name="year" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>
             </compositeAttribute>
+            <compositeAttribute name="Collection">
+                <attribute name="collection" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>
+            </compositeAttribute>
             <compositeAttribute name="CompiledTags">
                 <attribute name="flavors" optional="YES" attributeType="Binary"/>
+                <attribute name="garnishes" optional="YES" attributeType="Binary"/>
             </compositeAttribute>
             <compositeAttribute name="Ice">
                 <attribute name="ice" optional="YES" attributeType="String"/>
@@ -37,14 +42,16 @@ final class SwiftDataCompositeTests: XCTestCase {
 
     /// SwiftData's JSONEncoder output for `["Molé", "Passionfruit"]`.
     static let flavors = #"["Molé","Passionfruit"]"#
+    /// … and for an array of a Codable struct, `[Garnish(name: "Lime", grams: 2)]`.
+    static let garnishes = #"[{"grams":2,"name":"Lime\/zest"}]"#
 
     override func setUpWithError() throws {
         folder = try Fixtures.temporaryDirectory(self)
         store = try Fixtures.emptyStore(model: Self.model, named: "Quotes", storeFile: "default.store", in: folder).store
         try SQLiteShell.run(store, """
-            INSERT INTO ZQUOTE (Z_PK, Z_ENT, Z_OPT, ZID, ZTEXT, ZID1, ZPERSON, ZPLACE, ZYEAR, ZFLAVORS, ZICE)
+            INSERT INTO ZQUOTE (Z_PK, Z_ENT, Z_OPT, ZID, ZTEXT, ZID1, ZPERSON, ZPLACE, ZYEAR, ZFLAVORS, ZGARNISHES, ZICE, ZCOLLECTION)
             VALUES (1, 1, 1, x'0102030405060708090A0B0C0D0E0F10', 'Be yourself', x'A1A2A3A4A5A6A7A8A9AAABACADAEAFB0', 'Oscar Wilde',
-                    'Dublin', 1890, CAST('\(Self.flavors)' AS BLOB), 'crushed');
+                    'Dublin', 1890, CAST('\(Self.flavors)' AS BLOB), CAST('\(Self.garnishes)' AS BLOB), 'crushed', 2);
             UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_NAME = 'Quote';
             """)
     }
@@ -52,7 +59,7 @@ final class SwiftDataCompositeTests: XCTestCase {
     /// The columns are Core Data's, so nothing is reported missing and every value shows.
     func testElementColumnsAreNamedAfterTheElement() throws {
         XCTAssertEqual(try SQLiteShell.read(store, "SELECT group_concat(name, ' ') FROM (SELECT name FROM pragma_table_info('ZQUOTE') WHERE name NOT LIKE 'Z\\_%' ESCAPE '\\' ORDER BY name)"),
-                       "ZFLAVORS ZICE ZID ZID1 ZPERSON ZPLACE ZTEXT ZYEAR")
+                       "ZCOLLECTION ZFLAVORS ZGARNISHES ZICE ZID ZID1 ZPERSON ZPLACE ZTEXT ZYEAR")
         let schema = try XCTUnwrap(CLI.json(["schema", store, "Quote", "--format", "json"]) as? [String: Any])
         let attributes = try XCTUnwrap(schema["attributes"] as? [[String: Any]])
         let storage = Dictionary(uniqueKeysWithValues: attributes.map { ($0["name"] as! String, $0["column"] as? String ?? "") })
@@ -80,16 +87,86 @@ final class SwiftDataCompositeTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["count", store, "Quote", "--where", "{ $0.ice == .cubed }"]).stdout, "0\n")
     }
 
-    /// `model export --swift` declares the struct and the enum beside the class.
+    /// `model export --swift` declares the struct and the enums beside the class: an enum with
+    /// the raw values its rows hold, a JSON element with the Swift type its values show, and
+    /// the sources typecheck once SwiftData's annotations are set aside.
     func testModelExportDeclaresCompositesAsCodableTypes() throws {
+        try SQLiteShell.run(store, """
+            INSERT INTO ZQUOTE (Z_PK, Z_ENT, Z_OPT, ZTEXT, ZICE, ZCOLLECTION) VALUES (2, 1, 1, 'Less is more', 'Double Old Fashioned', -1);
+            UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_NAME = 'Quote';
+            """)
         let out = folder.appendingPathComponent("Models")
         let result = try CLI.run(["model", store, "export", out.path, "--swift"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let source = try String(contentsOf: out.appendingPathComponent("Quote.swift"), encoding: .utf8)
         for line in ["    var author: Author?\n", "    var ice: Ice?\n", "struct Author: Codable {\n    var id: UUID?\n    var person: String?\n",
-                     "enum Ice: String, Codable {\n}", "struct CompiledTags: Codable {\n"] {
+                     "enum Ice: String, Codable {\n    case doubleOldFashioned = \"Double Old Fashioned\"\n    case crushed\n}",
+                     "/// Collection shadows the standard library's Collection in this module",
+                     "enum Collection: Int, Codable {\n    case valueMinus1 = -1\n    case value2 = 2\n}",
+                     "struct CompiledTags: Codable {\n", "    var flavors: [String]?\n", "    var garnishes: [Garnish]?\n",
+                     "    struct Garnish: Codable {\n        var grams: Int\n        var name: String\n    }"] {
             XCTAssertTrue(source.contains(line), "no \(line) in\n\(source)")
         }
+        XCTAssertEqual(try SwiftModelExportTests.typecheckErrors(out, in: folder), [])
+    }
+
+    /// `--keys` may name a composite whole: it shows whole, as a fetch of every key shows it.
+    func testKeysNamingACompositeShowItWhole() throws {
+        let rows = try XCTUnwrap(CLI.json(["fetch", store, "Quote", "--keys", "text,author,ice", "--format", "json"]) as? [[String: Any]])
+        let author = try XCTUnwrap(rows.first?["author"] as? [String: Any])
+        XCTAssertEqual(author["person"] as? String, "Oscar Wilde")
+        XCTAssertEqual((rows.first?["ice"] as? [String: Any])?["ice"] as? String, "crushed")
+        let csv = try CLI.run(["fetch", store, "Quote", "--keys", "text,ice", "--format", "csv"])
+        XCTAssertEqual(csv.stdout, "objectID,text,ice.ice\n\(Fixtures.uri("Quote/p1")),Be yourself,crushed\n")
+    }
+
+    /// A string search inside a JSON element is not a question the store can answer: said so,
+    /// not as a key path it cannot find.
+    func testAPredicateInsideJSONSaysTheStoreCannotCompareInside() throws {
+        for predicate in ["compiledTags.flavors CONTAINS \"sweet\"", "compiledTags.flavors BEGINSWITH \"[\"", "ANY compiledTags.flavors > \"a\""] {
+            let r = try CLI.run(["count", store, "Quote", "--where", predicate])
+            XCTAssertEqual(r.status, 1, predicate)
+            XCTAssertTrue(r.stderr.contains("compiledTags.flavors holds JSON (SwiftData's encoding of an array or a Codable value), which the store cannot compare inside"),
+                          r.stderr)
+            XCTAssertFalse(r.stderr.contains("not found"), r.stderr)
+        }
+        XCTAssertEqual(try CLI.run(["count", store, "Quote", "--where", "compiledTags.flavors != nil"]).stdout, "1\n")
+    }
+
+    /// An enum case SwiftData compares by its raw value: when no row holds the case's name, the
+    /// count of 0 comes with a warning listing the values the rows hold.
+    func testAnEnumCaseNoRowHoldsIsWarnedOfWithTheValuesHeld() throws {
+        try SQLiteShell.run(store, "UPDATE ZQUOTE SET ZICE = 'On the rocks' WHERE Z_PK = 1")
+        let r = try CLI.run(["count", store, "Quote", "--where", "#Predicate<Quote> { $0.ice == .rocks }"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "0\n")
+        XCTAssertEqual(r.stderr, "cdinspect: warning: no Quote holds \"rocks\" in ice.ice, so .rocks matches nothing: SwiftData stores an enum's "
+                       + "raw value, which may not be its case's name; the rows hold \"On the rocks\"\n")
+        // A case a row holds is not warned of; nor is a value an NSPredicate names.
+        try SQLiteShell.run(store, "UPDATE ZQUOTE SET ZICE = 'rocks' WHERE Z_PK = 1")
+        let held = try CLI.run(["count", store, "Quote", "--where", "{ $0.ice == .rocks }"])
+        XCTAssertEqual(held.stdout, "1\n")
+        XCTAssertEqual(held.stderr, "")
+        XCTAssertEqual(try CLI.run(["count", store, "Quote", "--where", "ice.ice == 'cubed'"]).stderr, "")
+    }
+
+    /// export → create → import → export of a store of composites and JSON: the same document,
+    /// and the imported columns' bytes are the source's.
+    func testExportCreateImportIsAFixedPoint() throws {
+        let first = folder.appendingPathComponent("first.json"), second = folder.appendingPathComponent("second.json")
+        XCTAssertEqual(try CLI.run(["export", store, "--to", first.path]).status, 0)
+        XCTAssertEqual(try CLI.run(["model", store, "export", folder.appendingPathComponent("model").path]).status, 0)
+        let copy = folder.appendingPathComponent("Copy.store").path
+        let created = try CLI.run(["create", copy, "--model", folder.appendingPathComponent("model/default.xcdatamodeld").path])
+        XCTAssertEqual(created.status, 0, created.stderr)
+        let imported = try CLI.run(["import", copy, first.path])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertEqual(try CLI.run(["export", copy, "--to", second.path]).status, 0)
+        let uuid = { (path: String) in try SQLiteShell.read(path, "SELECT Z_UUID FROM Z_METADATA").trimmingCharacters(in: .whitespacesAndNewlines) }
+        XCTAssertEqual(try String(contentsOf: second, encoding: .utf8).replacingOccurrences(of: try uuid(copy), with: "UUID"),
+                       try String(contentsOf: first, encoding: .utf8).replacingOccurrences(of: try uuid(store), with: "UUID"))
+        let columns = "hex(ZFLAVORS), hex(ZGARNISHES), ZICE, ZCOLLECTION, hex(ZID), hex(ZID1), ZPERSON, ZPLACE, ZYEAR, ZTEXT"
+        XCTAssertEqual(try SQLiteShell.read(copy, "SELECT \(columns) FROM ZQUOTE"), try SQLiteShell.read(store, "SELECT \(columns) FROM ZQUOTE"))
     }
 
     /// An array element prints as JSON: nested in JSON output, its compact text elsewhere.

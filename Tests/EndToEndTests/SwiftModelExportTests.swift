@@ -3,8 +3,37 @@ import ManagedStore
 import XCTest
 
 /// `model export DIR --swift` and `--managed-object`: sources for the example store and every
-/// SwiftData fixture, each of which `swiftc -parse` accepts.
+/// SwiftData fixture, each of which `swiftc -parse` accepts, and which, with SwiftData's
+/// annotations set aside (Linux has no SwiftData), `swiftc -typecheck` accepts but for
+/// Apple-only types.
 final class SwiftModelExportTests: XCTestCase {
+    /// Types only Apple's platforms have: what may stay unresolved on Linux.
+    static let appleOnlyTypes = ["NSColor", "UIColor", "NSImage", "UIImage", "CGColor", "CGImage", "PersistentIdentifier"]
+
+    /// The `@Model` sources in `folder` with SwiftData's annotations stripped (`import
+    /// SwiftData`, `@Model`, `@Attribute(…)`, `@Relationship(…)`, `#Index`, `#Unique`),
+    /// type-checked together: the errors other than an Apple-only type not found.
+    static func typecheckErrors(_ folder: URL, in work: URL) throws -> [String] {
+        let plain = work.appendingPathComponent("plain-\(folder.lastPathComponent)")
+        try FileManager.default.createDirectory(at: plain, withIntermediateDirectories: true)
+        let annotation = try NSRegularExpression(pattern: #"@(Attribute|Relationship)\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\s*"#)
+        var paths: [String] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).filter({ $0.hasSuffix(".swift") }).sorted() {
+            let source = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            let lines = source.split(separator: "\n", omittingEmptySubsequences: false).filter { line in
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                return trimmed != "import SwiftData" && trimmed != "@Model" && !trimmed.hasPrefix("#Index<") && !trimmed.hasPrefix("#Unique<")
+            }.joined(separator: "\n")
+            let stripped = annotation.stringByReplacingMatches(in: lines, range: NSRange(lines.startIndex..., in: lines), withTemplate: "")
+            let path = plain.appendingPathComponent(name).path
+            try stripped.write(toFile: path, atomically: true, encoding: .utf8)
+            paths.append(path)
+        }
+        let result = try CLI.run(["-typecheck"] + paths, executable: try swiftc)
+        let errors = (result.stdout + result.stderr).split(separator: "\n").map(String.init).filter { $0.contains(": error: ") }
+        return errors.filter { line in !appleOnlyTypes.contains { line.hasSuffix("error: cannot find type '\($0)' in scope") } }
+    }
+
     static let swiftDataStores = ["Hamanto-Studio_heritg/swiftdata-1.0.0.store", "Karim-ezzedine_CartKit/CartKitSwiftData_v1.sqlite",
                                   "thierryH91200_PegaseUIData_v2/SampleManager.store"]
 
@@ -45,6 +74,9 @@ final class SwiftModelExportTests: XCTestCase {
         let folder = try Fixtures.temporaryDirectory(self)
         let store = try Fixtures.exampleStore(in: folder).path
         let models = try export(store, to: folder.appendingPathComponent("models"), ["--swift"])
+        XCTAssertEqual(try Self.typecheckErrors(models, in: folder), [])
+        // A subclass's initializer takes what its superclass's needs and passes it on.
+        XCTAssertTrue(try source(models, "SportsCar.swift").contains("    override init(plate: String) {\n        super.init(plate: plate)\n    }"))
         let person = try source(models, "Person.swift")
         for line in ["@Model\nfinal class Person {", "    var age: Int32? = 0\n", "    var name: String\n", "    var id: UUID\n",
                      "    @Attribute(.externalStorage) var photo: Data?\n", "    @Attribute(.ephemeral) var nickname: String?\n",
@@ -78,6 +110,7 @@ final class SwiftModelExportTests: XCTestCase {
             try FileManager.default.createDirectory(at: copies, withIntermediateDirectories: true)
             let store = try Fixtures.copy(fixture, into: copies).path
             let models = try export(store, to: folder.appendingPathComponent("models\(i)"), ["--swift"])
+            XCTAssertEqual(try Self.typecheckErrors(models, in: folder), [], fixture)
             _ = try export(store, to: folder.appendingPathComponent("classes\(i)"), ["--managed-object"])
             if fixture.hasPrefix("Karim") {
                 XCTAssertTrue(try source(models, "CartItemModel.swift").contains("@Attribute(.unique) var id: String\n"))

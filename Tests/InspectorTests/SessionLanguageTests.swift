@@ -25,6 +25,30 @@ final class SessionLanguageTests: XCTestCase {
         XCTAssertEqual(optioned?.predicate, "age > 70")
         XCTAssertNil(CommandLineSplitter.splitWhereClause("fetch Person bogus where age > 3", commands: ["fetch"]))
         XCTAssertNil(CommandLineSplitter.splitWhereClause("fetch Person --sort 'a b' where age > 3", commands: ["fetch"]))
+        // Options after the predicate, as a new user types them; not inside quotes, nor a minus.
+        let trailing = CommandLineSplitter.splitWhereClause(#"fetch Person where name == " --x" AND age > 70 --limit 3 --sort 'age:desc'"#,
+                                                            commands: ["fetch"])
+        XCTAssertEqual(trailing?.head, "fetch Person --limit 3 --sort 'age:desc'")
+        XCTAssertEqual(trailing?.predicate, #"name == " --x" AND age > 70"#)
+        XCTAssertEqual(CommandLineSplitter.splitWhereClause("fetch Person where age - -1 > 3 --limit 1", commands: ["fetch"])?.predicate,
+                       "age - -1 > 3")
+    }
+
+    /// `fetch`, `count` and `explain` take options after a `where` clause, in a session.
+    func testOptionsAfterAWhereClause() throws {
+        let harness = try SessionHarness()
+        harness.format = .json
+        let fetched = try JSONSerialization.jsonObject(with: Data(try harness.run("fetch Person where age > 20 --limit 3").utf8)) as? [Any]
+        XCTAssertEqual(fetched?.count, 3)
+        XCTAssertEqual(try harness.run("count Person where age > 20 --format table"),
+                       try harness.run("count Person --where 'age > 20' --format table"))
+        let code = try harness.run("explain Person where age > 20 --as nspredicate --format table")
+        XCTAssertTrue(code.contains("age > 20"), code)
+        XCTAssertFalse(code.contains("--as"), code)
+        // A word after a complete predicate that is no option is the predicate's error, worded as a person would.
+        XCTAssertThrowsError(try harness.run("fetch Person where age > 70 3")) { error in
+            XCTAssertTrue("\(error)".contains("unexpected number 3 after a complete predicate"), "\(error)")
+        }
     }
 
     func testOutputValueRendering() {

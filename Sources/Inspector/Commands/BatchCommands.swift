@@ -18,7 +18,7 @@ public struct BatchTarget: ParsableArguments {
     /// Runs the request on the store's coordinator and prints its result. In a session the
     /// changed IDs are kept for 'merge', whatever is printed.
     func run(in session: Session, _ execute: (Coordinator, ManagedStore.Predicate?, _ collectingIDs: Bool) throws -> BatchResult) throws {
-        let done = try execute(session.contexts.coordinator, try predicate.predicate(entity: entity, model: session.store.model, warn: session.warn), !session.runsOneCommand)
+        let done = try execute(session.contexts.coordinator, try predicate.predicate(entity: entity, model: session.store.model, store: session.store, warn: session.warn), !session.runsOneCommand)
         BatchOutput.print(done, type: result, in: session, results: session.results(output))
     }
 }

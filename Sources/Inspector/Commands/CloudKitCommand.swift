@@ -3,7 +3,7 @@ import Foundation
 import ManagedStore
 
 public struct CloudKitCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .historyAndSync, tool: tool)
+    public static let traits = CommandTraits(group: .historyAndSync, tool: tool, views: views)
 
     public static let configuration = CommandConfiguration(
         commandName: "cloudkit",
@@ -107,7 +107,7 @@ public struct CloudKitCommand: SessionCommand {
         writer.finish()
         if !check.violations.isEmpty { results.note("") }
         results.note(check.violations.isEmpty ? "the model meets CloudKit's rules"
-                     : "\(check.violations.count) violation(s): NSPersistentCloudKitContainer refuses to load this model")
+                     : "the model breaks CloudKit's rules in \(check.violations.count) place(s): NSPersistentCloudKitContainer refuses to load this model")
         session.output.flush()
         if !check.violations.isEmpty { throw CloudKitRulesBroken(count: check.violations.count) }
     }
@@ -126,7 +126,7 @@ public struct CloudKitCommand: SessionCommand {
         let writer = results.rows(["objectID", "recordName", "zone", "needsUpload", "needsCloudDelete", "needsLocalDelete",
                                          "lastExportedToken", "pendingExportToken", "pendingExportChangeType"])
         let entity = try target.map(store.entity)
-        let predicate = try self.predicate.predicate(entity: entity?.name, model: store.model, warn: session.warn)
+        let predicate = try self.predicate.predicate(entity: entity?.name, model: store.model, store: store, warn: session.warn)
         try store.read { db in try mirroring.objects(entity: entity, predicate: predicate, predicateText: self.predicate.text, db) { o in
             writer.row([.objectURI(prefix: ObjectID.uriPrefix(storeUUID: store.uuid, entityName: o.entityName), key: o.primaryKey),
                         HistoryRows.text(o.recordName), HistoryRows.text(o.zoneName), .bool(o.needsUpload), .bool(o.needsCloudDelete),
@@ -185,7 +185,7 @@ public struct CloudKitCommand: SessionCommand {
 }
 
 /// `cloudkit check` found the model breaking CloudKit's rules: exit 1, after the report.
-public struct CloudKitRulesBroken: Error, CustomStringConvertible {
+public struct CloudKitRulesBroken: Finding, CustomStringConvertible {
     public let count: Int
     public var description: String { "the model breaks CloudKit's rules in \(count) place(s)" }
 }

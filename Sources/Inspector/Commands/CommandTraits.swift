@@ -16,14 +16,19 @@ public struct CommandTraits: Sendable {
     public var ownsModelOption = false
     /// The MCP tool it is offered as, if an assistant should reach it (read-only commands).
     public var tool: ToolDeclaration?
+    /// The words its first argument takes to name what it shows or does (`model export`,
+    /// `cloudkit zones`): after the store in a one-shot command, so a command line that puts
+    /// one before the store gets the order said back to it.
+    public var views: [String] = []
 
     public init(group: OverviewGroup? = nil, takesWhereClause: Bool = false, firstArgumentIsEntity: Bool = false,
-                ownsModelOption: Bool = false, tool: ToolDeclaration? = nil) {
+                ownsModelOption: Bool = false, tool: ToolDeclaration? = nil, views: [String] = []) {
         self.group = group
         self.takesWhereClause = takesWhereClause
         self.firstArgumentIsEntity = firstArgumentIsEntity
         self.ownsModelOption = ownsModelOption
         self.tool = tool
+        self.views = views
     }
 }
 

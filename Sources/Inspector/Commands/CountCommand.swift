@@ -19,7 +19,7 @@ public struct CountCommand: SessionCommand {
     public init() {}
 
     public func run(in session: Session) throws {
-        let request = FetchRequest(entityName: entity, predicate: try predicate.predicate(entity: entity, model: session.store.model, warn: session.warn), predicateText: predicate.text, resultType: .count)
+        let request = FetchRequest(entityName: entity, predicate: try predicate.predicate(entity: entity, model: session.store.model, store: session.store, warn: session.warn), predicateText: predicate.text, resultType: .count)
         try FetchCommand.printCount(request, in: session, results: session.results(output), options: inContext)
     }
 }
@@ -51,7 +51,7 @@ public struct ExplainCommand: SessionCommand {
         if let form = shape.resultType.flatMap(FetchCode.Form.init(rawValue:)) {
             var shape = self.shape
             shape.resultType = nil
-            let request = try shape.request(entity: entity, predicate: predicate, model: session.store.model, warn: session.warn)
+            let request = try shape.request(entity: entity, predicate: predicate, store: session.store, warn: session.warn)
             let code = try FetchCode.write(request, as: form, model: session.store.model)
             let lines = { code.split(separator: "\n", omittingEmptySubsequences: false).map { ReportPart.line(String($0)) } }
             session.results(output).report(Report(value: { .object([("as", .string(form.rawValue)), ("code", .string(code))]) },
@@ -62,7 +62,7 @@ public struct ExplainCommand: SessionCommand {
             let forms = FetchRequest.ResultType.allCases.map(\.rawValue) + FetchCode.Form.allCases.map(\.rawValue)
             throw CommandError.usage("--as takes \(forms.joined(separator: ", ")), not '\(type)'")
         }
-        let plan = try FetchPlan(try shape.request(entity: entity, predicate: predicate, model: session.store.model, warn: session.warn).storeRequest, store: session.store)
+        let plan = try FetchPlan(try shape.request(entity: entity, predicate: predicate, store: session.store, warn: session.warn).storeRequest, store: session.store)
         plan.warnings.forEach(session.warn)
         let values = plan.statement.storedArguments.map(OutputValue.init)
         let sql = plan.statement.sql

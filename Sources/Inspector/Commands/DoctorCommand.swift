@@ -52,8 +52,8 @@ public struct DoctorCommand: SessionCommand {
     }
 }
 
-/// `doctor` found error-level problems: exit 1, after the report.
-public struct DoctorFoundErrors: Error, CustomStringConvertible {
+/// `doctor` found error-level problems: exit 1, after the report, which says so.
+public struct DoctorFoundErrors: Finding, CustomStringConvertible {
     public let count: Int
     public var description: String { "doctor found \(count) error(s)" }
 }

@@ -28,7 +28,7 @@ public struct FetchCommand: SessionCommand {
     public init() {}
 
     public func run(in session: Session) throws {
-        let request = try shape.request(entity: entity, predicate: predicate, model: session.store.model, warn: session.warn)
+        let request = try shape.request(entity: entity, predicate: predicate, store: session.store, warn: session.warn)
         let results = session.results(output)
         if request.resultType == .count {
             try FetchCommand.printCount(request, in: session, results: results, options: inContext)

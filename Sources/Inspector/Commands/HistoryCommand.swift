@@ -2,7 +2,7 @@ import ArgumentParser
 import ManagedStore
 
 public struct HistoryCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .historyAndSync, tool: tool)
+    public static let traits = CommandTraits(group: .historyAndSync, tool: tool, views: ["purge"])
 
     public static let configuration = CommandConfiguration(
         commandName: "history",

@@ -3,7 +3,7 @@ import ArgumentParser
 import ManagedStore
 
 public struct ModelCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .model, tool: tool)
+    public static let traits = CommandTraits(group: .model, tool: tool, views: views)
 
     public static let configuration = CommandConfiguration(
         commandName: "model",
@@ -37,11 +37,13 @@ public struct ModelCommand: SessionCommand {
     public var managedObject = false
     @OptionGroup public var output: FormatOption
 
+    /// What `view` takes.
+    static let views = ["xml", "export", "diff", "classes", "hashes"]
+
     public init() {}
 
     public func run(in session: Session) throws {
-        let views = ["xml", "export", "diff", "classes", "hashes"]
-        guard views.contains(view) else { throw CommandError.usage("model shows \(views.joined(separator: ", ")), not '\(view)'") }
+        guard Self.views.contains(view) else { throw CommandError.usage("model shows \(Self.views.joined(separator: ", ")), not '\(view)'") }
         if (swift || managedObject) && view != "export" {
             throw CommandError.usage("--swift and --managed-object are for 'model export DIR'")
         }
@@ -66,7 +68,7 @@ public struct ModelCommand: SessionCommand {
     private func export(to destination: String, session: Session) throws {
         let store = session.store
         if swift || managedObject {
-            let files = SwiftModelSource.files(for: store.model, style: managedObject ? .managedObject : .swiftData)
+            let files = SwiftModelSource.files(for: store.model, style: managedObject ? .managedObject : .swiftData, store: store)
             let paths = try SwiftModelSource.write(files, to: destination)
             if store.model.source.namesAreCaseInsensitive {
                 session.warn("the store has no model cache: property names in the sources are the schema's uppercase guesses")
@@ -207,9 +209,8 @@ public struct ModelCommand: SessionCommand {
     }
 }
 
-/// `model diff` found differences: exit 1 (as `diff` and `cmp` do), with one error line
-/// saying so after the report.
-public struct ModelsDiffer: Error, CustomStringConvertible {
+/// `model diff` found differences: exit 1 (as `diff` and `cmp` do), after the report's verdict.
+public struct ModelsDiffer: Finding, CustomStringConvertible {
     public var description: String { "the models differ" }
 }
 

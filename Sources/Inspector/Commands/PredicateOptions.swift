@@ -24,8 +24,11 @@ public struct PredicateOptions: ParsableArguments {
     /// The parsed predicate, or nil when there is none. The text is an NSPredicate format
     /// string, or Swift (`#Predicate<Person> { … }`, `{ $0.… }`) read for `entity` with the
     /// types `model` gives; a Swift predicate's captured names take their values from
-    /// `--var NAME=VALUE` or `--arg NAME=VALUE`, written as Swift literals.
-    public func predicate(entity: String?, model: ManagedObjectModel?, warn: (String) -> Void) throws -> ManagedStore.Predicate? {
+    /// `--var NAME=VALUE` or `--arg NAME=VALUE`, written as Swift literals. With `store`, an
+    /// enum case read by its name that no row of the entity holds is warned of
+    /// (`EnumCaseCheck`).
+    public func predicate(entity: String?, model: ManagedObjectModel?, store: PersistentStore? = nil,
+                          warn: (String) -> Void) throws -> ManagedStore.Predicate? {
         guard let text = `where` else {
             if !arg.isEmpty { throw CommandError.usage("--arg fills a predicate's %@; give the predicate with --where") }
             return nil
@@ -37,7 +40,11 @@ public struct PredicateOptions: ParsableArguments {
                     variables[name] = try SwiftPredicateReader.literal(written, named: name)
                 }
             }
-            return try SwiftPredicateReader.parse(text, entity: entity, model: model, variables: variables)
+            let reading = try SwiftPredicateReader.read(text, entity: entity, model: model, variables: variables)
+            if let store, let entity {
+                for warning in try EnumCaseCheck.warnings(reading.enumCases, entity: entity, store: store) { warn(warning) }
+            }
+            return reading.predicate
         }
         var variables: [String: String] = [:]
         for (name, value) in try Self.bindings(`var`, option: "--var") { variables[name] = value }
@@ -95,7 +102,7 @@ public struct FetchShapeOptions: ParsableArguments {
 
     public init() {}
 
-    func request(entity: String, predicate: PredicateOptions, model: ManagedObjectModel?, warn: (String) -> Void) throws -> FetchRequest {
+    func request(entity: String, predicate: PredicateOptions, store: PersistentStore, warn: (String) -> Void) throws -> FetchRequest {
         var sorts: [FetchRequest.SortDescriptor] = []
         for text in sort {
             guard let descriptor = FetchRequest.SortDescriptor(parsing: text) else {
@@ -115,7 +122,7 @@ public struct FetchShapeOptions: ParsableArguments {
             guard !list.isEmpty else { throw CommandError.usage("--keys takes a comma-separated list of properties") }
             return list
         }
-        return FetchRequest(entityName: entity, predicate: try predicate.predicate(entity: entity, model: model, warn: warn), predicateText: predicate.text,
+        return FetchRequest(entityName: entity, predicate: try predicate.predicate(entity: entity, model: store.model, store: store, warn: warn), predicateText: predicate.text,
                             sortDescriptors: sorts, fetchLimit: limit == 0 ? nil : limit, fetchOffset: offset, propertiesToFetch: keyList,
                             resultType: type, batchSize: batchSize)
     }

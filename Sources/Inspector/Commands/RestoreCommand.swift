@@ -15,7 +15,8 @@ public struct RestoreCommand: SessionCommand {
             store as it is is kept as the snapshot before-restore-TIME. Refused while another process has the \
             store open (it is named: pid and program), which would find its store changed under its connections, \
             unless --force; refused when the snapshot's model version hashes are not the store's (the entities \
-            are named), since the app would not open the result without a migration. Run it as \
+            are named), since the app would not open the result without a migration; refused, before anything \
+            changes, when SQLite's quick_check finds the snapshot's copy damaged. Run it as \
             'cdinspect restore STORE SNAPSHOT', not in a session, whose contexts hold the store as it was.
             """)
 

@@ -12,8 +12,10 @@ public struct SnapshotCommand: SessionCommand {
             The copy is taken while an app may be writing: the rows through SQLite's backup API in one read \
             transaction (never a copy of the files of a live -wal store), with the external data folder \
             (.<store>_SUPPORT/_EXTERNAL_DATA) and any CloudKit asset folder (<store>_ckAssets), and a \
-            manifest.json (source, store UUID, time, model version hashes, object counts, SQLite's quick_check \
-            of the copy). The copy is a plain store, one file in rollback mode, that every command opens. \
+            manifest.json (source, store UUID, time, model version hashes, object counts, and "check": "not run", \
+            or with --check what SQLite's quick_check found in the copy). The copy is as sound as the store it was \
+            taken from, since the backup API copies its pages in one read transaction; 'restore' checks a snapshot \
+            before it puts it back. The copy is a plain store, one file in rollback mode, that every command opens. \
             Without --to it is kept under $XDG_DATA_HOME/cdinspect/snapshots/STORE-UUID/NAME \
             (~/.local/share/… without XDG_DATA_HOME), where 'snapshots' lists it and 'restore' and 'diff' \
             find it by name. NAME defaults to the time (2026-11-27T20-31-05Z).
@@ -25,6 +27,9 @@ public struct SnapshotCommand: SessionCommand {
     @Option(name: .customLong("to"), help: ArgumentHelp("Write it into this folder (new or empty) instead of the library.", valueName: "dir"),
             completion: .directory)
     public var folder: String?
+
+    @Flag(name: .long, help: "Run SQLite's quick_check on the copy and record what it found (ok, or the problems).")
+    public var check = false
 
     @OptionGroup public var output: FormatOption
 
@@ -41,17 +46,18 @@ public struct SnapshotCommand: SessionCommand {
             folder = StoreSnapshot.folder(root: SnapshotLibrary.root, storeUUID: try SnapshotLibrary.uuid(of: store), name: name)
             if FileManager.default.fileExists(atPath: folder.path) { throw SnapshotError.nameTaken(name: name, path: folder.path) }
         }
-        let snapshot = try StoreSnapshot.take(of: store, name: name, into: folder)
+        let snapshot = try StoreSnapshot.take(of: store, name: name, into: folder, check: check)
         let m = snapshot.manifest
         session.results(output).report(Report(value: { SnapshotLibrary.value(snapshot) }, people: {
             let objects = m.entityCounts.values.reduce(0, +)
-            var parts: [ReportPart] = [.line("snapshot \(m.name) of \(store.path): \(objects) object(s) in \(m.entityCounts.count) entities, "
-                                              + "quick_check \(m.integrityCheck)"),
+            let checked = m.check == SnapshotManifest.notChecked ? "" : ", quick_check \(m.check)"
+            var parts: [ReportPart] = [.line("snapshot \(m.name) of \(store.path): \(objects) object(s) in \(m.entityCounts.count) entities"
+                                              + checked),
                                        .line("  in \(snapshot.folder.path)")]
             if m.externalDataFiles > 0 { parts.append(.line("  with \(m.externalDataFiles) external data file(s)")) }
             for folder in m.cloudKitAssetFolders { parts.append(.line("  with the CloudKit assets of \(folder)")) }
             return parts
         }, csv: { [.rows(SnapshotLibrary.columns, [SnapshotLibrary.row(snapshot)])] }))
-        if m.integrityCheck != "ok" { session.warn("SQLite's quick_check of the copy found: \(m.integrityCheck)") }
+        if check, m.check != "ok" { session.warn("SQLite's quick_check of the copy found: \(m.check)") }
     }
 }

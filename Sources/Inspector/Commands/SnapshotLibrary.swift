@@ -54,12 +54,12 @@ public enum SnapshotLibrary {
         return try snapshot(word, of: store).storePath
     }
 
-    static let columns = ["name", "time", "objects", "integrityCheck", "externalDataFiles", "path"]
+    static let columns = ["name", "time", "objects", "check", "externalDataFiles", "path"]
 
     /// A snapshot as `snapshots` lists it.
     static func row(_ s: StoreSnapshot) -> [OutputValue] {
         [.string(s.name), .string(s.manifest.time), .integer(Int64(s.manifest.entityCounts.values.reduce(0, +))),
-         .string(s.manifest.integrityCheck), .integer(Int64(s.manifest.externalDataFiles)), .string(s.folder.path)]
+         .string(s.manifest.check), .integer(Int64(s.manifest.externalDataFiles)), .string(s.folder.path)]
     }
 
     /// A snapshot whole, as JSON shows it: its manifest and where it is.
@@ -69,7 +69,7 @@ public enum SnapshotLibrary {
         return .object([
             ("name", .string(m.name)), ("path", .string(s.folder.path)), ("store", .string(s.storePath)), ("source", .string(m.source)),
             ("storeUUID", .string(m.storeUUID)), ("time", .string(m.time)), ("entityCounts", sorted(m.entityCounts)),
-            ("integrityCheck", .string(m.integrityCheck)), ("journalMode", .string(m.journalMode)),
+            ("check", .string(m.check)), ("journalMode", .string(m.journalMode)),
             ("externalDataFiles", .integer(Int64(m.externalDataFiles))),
             ("cloudKitAssetFolders", .array(m.cloudKitAssetFolders.map(OutputValue.string))),
             ("modelVersionHashes", .object(m.modelVersionHashes.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),

@@ -17,6 +17,7 @@ enum StoreDiffReport {
         let json = DiffJSONWriter()
         var entity = ""
         var differs = true
+        var counted = (inserted: 0, updated: 0, deleted: 0)
         do { differs = try diff.run { event in
             switch event {
             case .beginEntity(let name, let matching):
@@ -24,6 +25,7 @@ enum StoreDiffReport {
                 rows.json { json.begin(name, matchedBy: matching.description, to: $0) }
             case .inserted(let object), .deleted(let object):
                 let inserted: Bool = { if case .inserted = event { return true } else { return false } }()
+                if inserted { counted.inserted += 1 } else { counted.deleted += 1 }
                 let value = objectValue(object)
                 guard rows.add(record: {
                     .object([("entity", .string(entity)), ("change", .string(inserted ? "inserted" : "deleted")), ("object", value)])
@@ -32,6 +34,7 @@ enum StoreDiffReport {
                      inserted ? .null : value, inserted ? value : .null]
                 }) else { throw Enough() }
             case .updated(let objectID, let otherID, let changes):
+                counted.updated += 1
                 let pairs = updatedPairs(objectID, otherID, changes)
                 guard rows.add(record: { .object([("entity", .string(entity)), ("change", .string("updated"))] + pairs) },
                                json: { json.item(.object(pairs), section: 2, to: $0) },
@@ -63,7 +66,13 @@ enum StoreDiffReport {
             for c in model { results.note("  \(c.entity)\(c.property.map { ".\($0)" } ?? ""): \(c.detail)") }
         }
         for entry in diff.notCompared { results.note("not compared: \(entry.entity) (\(reason(entry)))") }
-        if !differs { results.note("no difference") }
+        // The answer's last line, as diff(1) answers with its exit status: what a person reads first.
+        if differs {
+            let model = model.isEmpty ? "" : ", and their models differ"
+            results.note("the stores differ: \(counted.inserted) inserted, \(counted.updated) updated, \(counted.deleted) deleted\(model)")
+        } else {
+            results.note("no difference")
+        }
         return differs
     }
 
@@ -180,7 +189,7 @@ public struct StoreDiffOptions: ParsableArguments {
         return keys
     }
 
-    /// Compares `a` with `b` and shows it; the stores differ is an error (exit 1, as diff(1)).
+    /// Compares `a` with `b` and shows it; a difference is a finding (exit 1, as diff(1)).
     public func compare(_ a: PersistentStore, _ b: PersistentStore, results: Results) throws {
         let diff = try StoreDiff(a, b, matches: try keys(), only: entities)
         results.flush()
@@ -189,6 +198,6 @@ public struct StoreDiffOptions: ParsableArguments {
 }
 
 /// The stores differ: exit 1 after the report, as diff(1).
-public struct StoresDiffer: Error, CustomStringConvertible {
+public struct StoresDiffer: Finding, CustomStringConvertible {
     public var description: String { "the stores differ" }
 }

@@ -39,7 +39,7 @@ public struct WatchCommand: SessionCommand {
     public func run(in session: Session) throws {
         let store = session.store
         let entity = try self.entity.map(store.entity)
-        let predicate = try self.predicate.predicate(entity: entity?.name, model: store.model, warn: session.warn)
+        let predicate = try self.predicate.predicate(entity: entity?.name, model: store.model, store: store, warn: session.warn)
         if predicate != nil && entity == nil { throw CommandError.usage("--where needs an ENTITY to watch") }
         let watcher = StoreWatcher(store: store, entity: entity, predicate: predicate, predicateText: self.predicate.text)
         let printer = WatchPrinter(session.results(output))

@@ -13,6 +13,12 @@ public enum CommandError: Error, CustomStringConvertible {
     }
 }
 
+/// An answer of "they differ" or "something is wrong" (diff, model diff, doctor, cloudkit
+/// check): the command exits 1, as diff(1) and linters do, and its answer already says so.
+/// It is not a failure, so no front end prints an `error:` line for it; a script still stops
+/// at it, as at any command that exits 1, unless it keeps going.
+public protocol Finding: Error {}
+
 /// The one place where errors become exit statuses: 0 success, 1 a command failed,
 /// 64 a usage error (`EX_USAGE`), 130 a command stopped by Ctrl-C.
 public enum ExitStatus {
@@ -26,6 +32,12 @@ public enum ExitStatus {
         if case CommandError.usage = error { return usage }
         if Cancellation.isInterruption(error) { return interrupted }
         return failure
+    }
+
+    /// The line a front end prints after `cdinspect: error: `, or nil for a `Finding`, whose
+    /// answer was the report itself.
+    public static func errorLine(for error: Error) -> String? {
+        error is Finding ? nil : message(for: error)
     }
 
     /// The text after `cdinspect: error: `.

@@ -45,7 +45,10 @@ public enum CommandLineSplitter {
 
     /// The `fetch ENTITY where P…` form: everything after the `where` keyword is the predicate,
     /// taken verbatim, so quotes inside it reach the predicate parser untouched. Options may
-    /// come between the entity and `where` (`fetch Person --limit 2 where age > 70`).
+    /// come between the entity and `where` (`fetch Person --limit 2 where age > 70`), and after
+    /// the predicate, where a new user types them (`fetch Person where age > 70 --limit 3`):
+    /// outside quotes no predicate holds a space, two dashes and a letter, so from there on the
+    /// line is options again.
     public static func splitWhereClause(_ line: String, commands: Set<String>) -> (head: String, predicate: String)? {
         let scalars = Array(line)
         var i = 0
@@ -73,7 +76,27 @@ public enum CommandLineSplitter {
             head += " " + next
         }
         skipSpaces()
-        return (head, String(scalars[i...]))
+        guard let options = optionsAfterPredicate(scalars, from: i) else { return (head, String(scalars[i...])) }
+        return (head + String(scalars[options...]), String(scalars[i..<options]))
+    }
+
+    /// Where options start after a predicate: the first space outside quotes that is followed
+    /// by `--` and a letter; nil when none does.
+    static func optionsAfterPredicate(_ scalars: [Character], from start: Int) -> Int? {
+        var quote: Character?
+        var i = start
+        while i < scalars.count {
+            let c = scalars[i]
+            if let q = quote {
+                if c == "\\" { i += 1 } else if c == q { quote = nil }
+            } else if c == "\"" || c == "'" {
+                quote = c
+            } else if c == " " || c == "\t", i + 3 < scalars.count, scalars[i + 1] == "-", scalars[i + 2] == "-", scalars[i + 3].isLetter {
+                return i
+            }
+            i += 1
+        }
+        return nil
     }
 
     /// The rest of the line after `command`, as typed, when it starts with a letter (an SQL

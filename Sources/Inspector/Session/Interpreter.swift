@@ -87,7 +87,7 @@ public final class Interpreter {
         var failure: (Int, Error)?
         _ = ScriptRunner(interpreter: self) { line, error in failure = (line, error) }.run(lines: LineReader(file: file))
         if let (line, error) = failure {
-            if Cancellation.isInterruption(error) { throw error }
+            if Cancellation.isInterruption(error) || error is Finding { throw error }
             throw CommandError.failed("\(path) line \(line): \(ExitStatus.message(for: error))")
         }
     }

@@ -81,11 +81,17 @@ enum BatchUpdateValue {
 
     /// A constant is checked and encoded as `update` does; anything else is compiled as an
     /// expression over the row. For a string attribute, a bare word that names no key is the
-    /// text itself, as `ValueParsing` takes it.
+    /// text itself, as `ValueParsing` takes it; for a Binary one, text that is no expression
+    /// is its base64.
     static func fragment(_ text: String, for a: AttributeDescription, entity: EntityMapping,
                          mapping: StoreMapping, check: StoredValueCheck) throws -> SQLFragment {
         func constant() throws -> SQLFragment {
             let value = try ValueParsing.attributeValue(text, a, entity: entity.name, nilUntilSave: false)
+            if a.allowsExternalBinaryDataStorage, case .data(let bytes) = value, bytes.count > ExternalDataFiles.threshold {
+                throw ContextError.readOnlyProperty(entity: entity.name, key: a.name,
+                                                    why: "a value over \(ExternalDataFiles.threshold) bytes goes to an external file, which a batch update "
+                                                        + "(written past every context) does not write; set it on the object and save")
+            }
             guard let encoded = StoreWriter.encode(.attribute(value), a) else {
                 throw ContextError.readOnlyProperty(entity: entity.name, key: a.name, why: "it is stored in an external file")
             }
@@ -96,7 +102,7 @@ enum BatchUpdateValue {
         do {
             expression = try PredicateParser.parseExpression(text)
         } catch {
-            if a.type == .string { return try constant() }
+            if a.type == .string || a.type == .binaryData { return try constant() }
             throw error
         }
         if a.type == .string, case .keyPath(let base, let key) = expression.kind, case .evaluatedObject = base.kind,

@@ -43,8 +43,10 @@ extension Context {
         let policy = mergePolicy
         var result = SaveResult()
 
-        let (outcomes, keys) = try coordinator.write { db -> ([Outcome], [ObjectID: ObjectID]) in
-            var writer = StoreWriter(db: db, mapping: mapping)
+        // Values over Core Data's threshold go to files, settled as the transaction ends.
+        let external = ExternalDataFiles(storePath: store.path)
+        let (outcomes, keys) = try external.settle { try coordinator.write { db -> ([Outcome], [ObjectID: ObjectID]) in
+            var writer = StoreWriter(db: db, mapping: mapping, external: external)
             let history = HistoryWriter(db: db, store: store, origin: historyOrigin)
             // Optimistic locking: compare each row's Z_OPT with the version the context read.
             var current: [ObjectID: RowSnapshot] = [:]
@@ -116,7 +118,8 @@ extension Context {
                         break
                     }
                 }
-                guard try writer.update(object, values, keys: writeKeys.sorted(), expected: expected, version: expected + 1) else {
+                guard try writer.update(object, values, keys: writeKeys.sorted(), expected: expected, version: expected + 1,
+                                        stored: current[object.objectID]?.values ?? [:]) else {
                     throw ContextError.mergeConflicts([conflicts[object.objectID] ?? MergeConflict(
                         objectID: object.objectID, cachedVersion: expected, storeVersion: nil, storeChangedKeys: [],
                         contextChangedKeys: object.changedKeys.sorted())])
@@ -144,14 +147,14 @@ extension Context {
                 }
                 if let row {
                     try history?.delete(object.entity, object.objectID.primaryKey)
-                    try writer.delete(object, expected: row.version)
+                    try writer.delete(object, expected: row.version, stored: row.values)
                 }
                 outcomes.append(Outcome(object: object, values: nil, version: 0))
             }
             for (object, r, old, new) in toManyWrites { try writer.writeToMany(object, r, old: old, new: new) }
             try history?.finish()
             return (outcomes, writer.keys)
-        }
+        } }
 
         // The transaction committed: the context now matches the store.
         var saved: [ObjectID: RowSnapshot] = [:]

@@ -111,7 +111,7 @@ public struct FetchPlan: Sendable {
             }
         }
         if request.resultType == .objects || request.resultType == .dicts {
-            let keys = request.propertiesToFetch ?? FetchPlan.defaultProperties(entity)
+            let keys = request.propertiesToFetch.map { FetchPlan.expandingComposites($0, entity) } ?? FetchPlan.defaultProperties(entity)
             for key in keys {
                 let selected: PredicateCompiler.Selected
                 do { selected = try compiler.selectable(key, in: root, toManyKeys: request.resultType == .objects) } catch let e as PredicateFormatError {
@@ -167,6 +167,16 @@ public struct FetchPlan: Sendable {
     }
 
     /// Stored attributes, then to-one relationships, in model order.
+    /// A composite named whole (`--keys name,glasswareType`) stands for its stored leaves, in
+    /// the model's order: the composite shows whole, as a fetch of every property shows it.
+    static func expandingComposites(_ keys: [String], _ entity: EntityMapping) -> [String] {
+        keys.flatMap { key -> [String] in
+            guard entity.attribute(key) == nil, entity.relationship(key) == nil, entity.isComposite(key) else { return [key] }
+            let leaves = entity.storedAttributes.map(\.attribute.name).filter { $0.hasPrefix(key + ".") }
+            return leaves.isEmpty ? [key] : leaves
+        }
+    }
+
     static func defaultProperties(_ entity: EntityMapping) -> [String] {
         entity.storedAttributes.map(\.attribute.name)
             + entity.relationships.compactMap {

@@ -33,6 +33,8 @@ final class ImportEntityPlan {
     let rootKeys: RootKeys
     /// The stored attributes by slot, as the conversions take them.
     let attributes: [ImportAttribute]
+    /// Slots of Binary attributes that allow external storage: a large value goes to a file.
+    let externalSlots: [Int]
     private let defaults: [DatabaseValue?]
     private let required: [(slot: Int, name: String)]
     /// The relationships a save's checks can fail on: a required to-one, a to-many that is
@@ -81,6 +83,9 @@ final class ImportEntityPlan {
         self.attributeNames = attributeNames
         self.required = required
         self.attributes = attributes
+        externalSlots = attributes.indices.filter {
+            attributes[$0].type == .binaryData && attributes[$0].description.allowsExternalBinaryDataStorage
+        }
         attributeSlots = Dictionary(attributeNames.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
         rootName = mapping.rootEntity(of: entity).name
         insertSQL = "INSERT INTO \(SQL.identifier(entity.table))(\(names.map(SQL.identifier).joined(separator: ", "))) "

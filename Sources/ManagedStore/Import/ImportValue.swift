@@ -15,6 +15,7 @@ enum ImportValue {
         if case .null = value { return .null }
         if a.holdsJSON {
             guard case .raw(let bytes) = value else { throw Refusal(why: "\(a.name) expects JSON") }
+            if let data = dataBehindJSON(bytes, a) { return try checked(data.databaseValue, a) }
             return try checked(Data(bytes).databaseValue, a)
         }
         switch (value, a.type) {
@@ -192,6 +193,16 @@ enum ImportValue {
             return written == 16 && high == nil
         }
         return ok ? data : nil
+    }
+
+    /// A composite's Binary element holds JSON, or a `Data` property's own bytes, which export
+    /// writes as base64 because they are no JSON: a JSON string whose base64 decodes to bytes
+    /// that are no JSON text is those bytes. (Bytes that are JSON were exported as JSON.)
+    static func dataBehindJSON(_ bytes: [UInt8], _ a: AttributeDescription) -> Data? {
+        guard a.type == .binaryData, bytes.first == 34, bytes.last == 34, bytes.count >= 2,
+              let text = String(bytes: bytes.dropFirst().dropLast(), encoding: .utf8), !text.contains("\\"),
+              let data = Data(base64Encoded: text), !JSONText.isValid([UInt8](data)) else { return nil }
+        return data
     }
 
     private static func checked(_ value: DatabaseValue, _ a: AttributeDescription) throws(Refusal) -> DatabaseValue {

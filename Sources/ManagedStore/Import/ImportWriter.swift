@@ -17,6 +17,8 @@ struct ImportWriter {
     let options: ImportOptions
     let named: FileObjectIDs
     let history: HistoryWriter?
+    /// Where values over Core Data's threshold go, settled when the import's transaction ends.
+    let external: ExternalDataFiles
     private var plans: [String: ImportEntityPlan] = [:]
     /// The key each (file UUID, root entity) adds to the file's keys, and the next key of
     /// objects the file gives no ID, by root entity.
@@ -29,9 +31,10 @@ struct ImportWriter {
     private var deferredSpecs: [DeferredColumn] = []
     private var hasDeferred = false
 
-    init(db: Database, store: PersistentStore, options: ImportOptions, named: FileObjectIDs) throws {
+    init(db: Database, store: PersistentStore, options: ImportOptions, named: FileObjectIDs, external: ExternalDataFiles) throws {
         self.db = db
         self.store = store
+        self.external = external
         self.options = options
         self.named = named
         history = HistoryWriter(db: db, store: store, origin: HistoryOrigin(author: options.historyAuthor, contextName: nil))
@@ -365,8 +368,18 @@ struct ImportWriter {
 
     // MARK: Writing
 
-    private mutating func insert(_ key: Int64, plan: ImportEntityPlan, values: ImportEntityPlan.Values, keyText: String?) throws {
+    /// An inline external-storage value (`01` and the bytes) over Core Data's threshold: the
+    /// reference to the file its bytes now go to. Anything else is returned as it is.
+    private func externalized(_ value: DatabaseValue?) throws -> DatabaseValue? {
+        guard case .blob(let data)? = value?.storage, data.first == ExternalDataFiles.inlineTag,
+              data.count - 1 > ExternalDataFiles.threshold else { return value }
+        return Data(try external.stored([UInt8](data.dropFirst()))).databaseValue
+    }
+
+    private mutating func insert(_ key: Int64, plan: ImportEntityPlan, values given: ImportEntityPlan.Values, keyText: String?) throws {
         let entity = plan.entity
+        var values = given
+        for slot in plan.externalSlots { values.attributes[slot] = try externalized(values.attributes[slot]) }
         var arguments: [DatabaseValue] = []
         arguments.reserveCapacity(plan.rowColumns.count * 2 + 3)
         arguments += [key.databaseValue, Int64(entity.entityID ?? 0).databaseValue, Int64(1).databaseValue]
@@ -418,7 +431,15 @@ struct ImportWriter {
         var changed: Set<String> = []
         for (slot, given) in values.attributes.enumerated() {
             let name = plan.attributeNames[slot]
-            guard let value = given, let column = entity.attribute(name)?.column, old.values[column] != value else { continue }
+            guard var value = given, let column = entity.attribute(name)?.column, old.values[column] != value else { continue }
+            if plan.externalSlots.contains(slot) {
+                // A file's value given again keeps its file; another value replaces it.
+                let previous: [UInt8] = { if case .blob(let d)? = old.values[column]?.storage { return [UInt8](d) } else { return [] } }()
+                if case .blob(let d) = value.storage, d.first == ExternalDataFiles.inlineTag,
+                   external.holds(previous, [UInt8](d.dropFirst())) { continue }
+                value = try externalized(value) ?? value
+                external.release(previous)
+            }
             sets.append((column, value))
             changed.insert(name)
         }

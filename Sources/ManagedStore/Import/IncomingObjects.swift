@@ -179,14 +179,29 @@ struct JSONObjects: IncomingObjects {
                 }
                 continue
             }
-            if let a = entity?.attribute(key)?.attribute, a.holdsJSON {
-                fields.append((key, .json(try reader.rawValue())))
-            } else {
-                fields.append((key, .json(try reader.value())))
-            }
+            try readField(key, entity: entity, into: &fields)
         }
         guard let entity else { throw ImportError.needsEntity }
         return IncomingObject(entity: entity, line: line, index: index, sourceID: sourceID, sourceIDText: sourceIDText, fields: fields)
+    }
+
+    /// One member's value. JSON an attribute holds is kept as its bytes (the column's bytes
+    /// are what the file says, whatever its spacing or escapes); a composite, nested as export
+    /// writes it, is read member by member under its leaves' names (`compiledTags.flavors`),
+    /// so that a JSON leaf inside it is kept as bytes too.
+    private mutating func readField(_ key: String, entity: EntityMapping?, depth: Int = 0,
+                                    into fields: inout [(key: String, value: IncomingObject.Value)]) throws {
+        if let a = entity?.attribute(key)?.attribute, a.holdsJSON {
+            fields.append((key, .json(try reader.rawValue())))
+        } else if let entity, entity.attribute(key) == nil, entity.isComposite(key), try reader.peekToken() == 123,
+                  depth < JSONReader.maxDepth {
+            var first = true
+            while let member = try reader.nextKey(first: &first) {
+                try readField(key + "." + member, entity: entity, depth: depth + 1, into: &fields)
+            }
+        } else {
+            fields.append((key, .json(try reader.value())))
+        }
     }
 }
 

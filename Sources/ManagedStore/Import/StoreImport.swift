@@ -86,14 +86,15 @@ public struct StoreImport {
         defer { coordinator.close() }
         var result = ImportResult()
         var rejectedWithIDs = 0
+        let external = ExternalDataFiles(storePath: store.path)
         do {
-            try coordinator.write { db in
+            try external.settle { try coordinator.write { db in
                 // A large import spills its pages into the -wal before it commits; a page
                 // cache of 16 MB (SQLite's default is 2 MB) keeps most of them in memory.
                 let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
                 try db.execute(sql: "PRAGMA cache_size = -16384")
                 defer { try? db.execute(sql: "PRAGMA cache_size = \(cache)") }
-                var writer = try ImportWriter(db: db, store: store, options: options, named: named)
+                var writer = try ImportWriter(db: db, store: store, options: options, named: named, external: external)
                 var objects = try self.objects()
                 defer { objects.close() }
                 var count = 0
@@ -102,6 +103,7 @@ public struct StoreImport {
                     if count & 255 == 0 { try Cancellation.check() }
                     count += 1
                     if count % 10_000 == 0 { progress(2, count) }
+                    let mark = external.mark
                     do {
                         switch try writer.write(object, fileStoreUUID: objects.fileStoreUUID) {
                         case .inserted: ImportResult.bump(object.entity.name, in: &result.inserted)
@@ -109,6 +111,7 @@ public struct StoreImport {
                         case .unchanged: result.unchanged += 1
                         }
                     } catch let rejection as ImportWriter.Rejection {
+                        external.discard(since: mark)
                         result.rejectedCount += 1
                         if object.sourceID != nil { rejectedWithIDs += 1 }
                         if result.rejections.count < ImportResult.rejectionsKept {
@@ -122,7 +125,7 @@ public struct StoreImport {
                 // leave them pointing at a row that is not there, which the app would fault on.
                 if options.mode == .skipInvalid && rejectedWithIDs > 0 { result.namedObjectsRejected = rejectedWithIDs }
                 if options.dryRun || result.rejectedCount > 0 && (options.mode == .allOrNothing || rejectedWithIDs > 0) { throw Rollback() }
-            }
+            } }
             result.written = true
         } catch is Rollback {
             result.written = false

@@ -36,10 +36,20 @@ public struct PredicateFormatError: Error, Sendable, Equatable, CustomStringConv
     /// 1-based column for people.
     public var column: Int { position + 1 }
 
+    /// How much of a long predicate the error shows on either side of the caret: a predicate
+    /// may be megabytes (one from a script or an assistant), and its error is a few lines.
+    static let context = 80
+
     public var description: String {
-        let scalars = Array(predicate.unicodeScalars)
+        var scalars = Array(predicate.unicodeScalars)
+        var caretOffset = min(position, scalars.count)
+        if scalars.count > 2 * Self.context + 40 {
+            let start = max(0, caretOffset - Self.context), end = min(scalars.count, caretOffset + Self.context)
+            let head: [Unicode.Scalar] = start > 0 ? ["…"] : [], tail: [Unicode.Scalar] = end < scalars.count ? ["…"] : []
+            scalars = head + scalars[start..<end] + tail
+            caretOffset = caretOffset - start + head.count
+        }
         let shown = String(String.UnicodeScalarView(scalars.map { $0 == "\n" || $0 == "\t" ? " " : $0 }))
-        let caretOffset = min(position, scalars.count)
         let pad = String(String.UnicodeScalarView(scalars.prefix(caretOffset).map { $0 == "\t" ? "\t" : " " }))
         let title = kind == .syntax ? "predicate syntax error" : kind == .evaluation ? "predicate evaluation error" : "predicate error"
         return "\(title) at column \(column): \(message)\n  \(shown)\n  \(pad)^"

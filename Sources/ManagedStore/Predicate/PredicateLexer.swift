@@ -15,6 +15,13 @@ struct PredicateToken: Equatable {
 
     let kind: Kind
     let position: Int
+
+    /// A string literal as an error message shows it: quoted, and cut short when long (a
+    /// message is one line, and a store's text can be megabytes).
+    static func quoted(_ s: String) -> String {
+        let shown = s.count > 40 ? s.prefix(40) + "…" : Substring(s)
+        return "\"" + shown.replacingOccurrences(of: "\n", with: "\\n") + "\""
+    }
 }
 
 /// Splits a format string into tokens. Keywords are case-insensitive; keys are not.

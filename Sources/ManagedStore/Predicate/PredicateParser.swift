@@ -91,8 +91,9 @@ private struct Parser {
         case .keyword(let s): return "'\(s)'"
         case .variable(let s): return "'$\(s)'"
         case .collectionOperator(let s): return "'@\(s)'"
-        case .string: return "a string"
-        case .integer, .double: return "a number"
+        case .string(let s): return "string " + PredicateToken.quoted(s)
+        case .integer(let i): return "number \(i)"
+        case .double(let d): return "number \(d)"
         case .formatSpecifier(let s): return "'%\(s)'"
         case .punctuation(let s): return "'\(s)'"
         case .end: return "the end of the predicate"

@@ -19,6 +19,8 @@ public enum SnapshotError: Error, CustomStringConvertible, Equatable {
     case modelDiffers(entities: [String])
     /// The snapshot's store file is missing from its folder.
     case storeFileMissing(path: String)
+    /// SQLite's `quick_check` found the snapshot's copy damaged (`found`: what it said).
+    case damaged(path: String, found: String)
 
     public var description: String {
         switch self {
@@ -38,6 +40,10 @@ public enum SnapshotError: Error, CustomStringConvertible, Equatable {
             return "the snapshot's model is not the store's: the version hashes of " + entities.joined(separator: ", ")
                 + " differ, so the app would not open the restored store without a migration"
         case .storeFileMissing(let path): return "the snapshot's store file \(path) is missing"
+        case .damaged(let path, let found):
+            let first = found.split(separator: ";").first.map(String.init) ?? found
+            let more = found.contains(";") ? " (and more)" : ""
+            return "the snapshot \(path) is damaged (SQLite's quick_check: \(first)\(more)): nothing was restored"
         }
     }
 }

@@ -4,8 +4,9 @@ import Foundation
 /// what a restore or a later look checks against (the model version hashes, the counts).
 /// Written sorted and indented, so that a person or a diff tool can read it.
 public struct SnapshotManifest: Codable, Sendable, Equatable {
-    /// The manifest's own format; a later cdinspect reads older ones.
-    public var format = 1
+    /// The manifest's own format; a later cdinspect reads older ones (format 1 named the
+    /// check `integrityCheck` and always ran it).
+    public var format = 2
     public var name: String
     /// The store's absolute path when the snapshot was taken.
     public var source: String
@@ -20,8 +21,10 @@ public struct SnapshotManifest: Codable, Sendable, Equatable {
     public var modelVersionHashes: [String: String]
     /// Objects per entity, not counting its sub-entities' (so that they add up).
     public var entityCounts: [String: Int]
-    /// SQLite's `quick_check` of the copy: "ok", or what it found.
-    public var integrityCheck: String
+    /// SQLite's `quick_check` of the copy: "ok", what it found, or `SnapshotManifest.notChecked`
+    /// (a snapshot is not checked unless asked: the backup API copies pages in one read
+    /// transaction, so the copy is as sound as its store, and a restore checks it anyway).
+    public var check: String
     /// The store's journal mode when copied (the copy itself is one file, in rollback mode).
     public var journalMode: String
     /// Files copied from the external data folder (`.<store>_SUPPORT/_EXTERNAL_DATA`).
@@ -30,6 +33,54 @@ public struct SnapshotManifest: Codable, Sendable, Equatable {
     public var cloudKitAssetFolders: [String]
 
     public static let fileName = "manifest.json"
+    /// `check` of a snapshot taken without `quick_check`.
+    public static let notChecked = "not run"
+
+    public init(name: String, source: String, storeFile: String, storeUUID: String, time: String,
+                modelVersionHashes: [String: String], entityCounts: [String: Int], check: String, journalMode: String,
+                externalDataFiles: Int, cloudKitAssetFolders: [String]) {
+        (self.name, self.source, self.storeFile, self.storeUUID, self.time) = (name, source, storeFile, storeUUID, time)
+        (self.modelVersionHashes, self.entityCounts, self.check, self.journalMode) = (modelVersionHashes, entityCounts, check, journalMode)
+        (self.externalDataFiles, self.cloudKitAssetFolders) = (externalDataFiles, cloudKitAssetFolders)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case format, name, source, storeFile, storeUUID, time, modelVersionHashes, entityCounts, check, journalMode
+        case externalDataFiles, cloudKitAssetFolders
+        case integrityCheck  // format 1
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        format = try c.decode(Int.self, forKey: .format)
+        name = try c.decode(String.self, forKey: .name)
+        source = try c.decode(String.self, forKey: .source)
+        storeFile = try c.decode(String.self, forKey: .storeFile)
+        storeUUID = try c.decode(String.self, forKey: .storeUUID)
+        time = try c.decode(String.self, forKey: .time)
+        modelVersionHashes = try c.decode([String: String].self, forKey: .modelVersionHashes)
+        entityCounts = try c.decode([String: Int].self, forKey: .entityCounts)
+        check = try c.decodeIfPresent(String.self, forKey: .check) ?? c.decode(String.self, forKey: .integrityCheck)
+        journalMode = try c.decode(String.self, forKey: .journalMode)
+        externalDataFiles = try c.decode(Int.self, forKey: .externalDataFiles)
+        cloudKitAssetFolders = try c.decode([String].self, forKey: .cloudKitAssetFolders)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(format, forKey: .format)
+        try c.encode(name, forKey: .name)
+        try c.encode(source, forKey: .source)
+        try c.encode(storeFile, forKey: .storeFile)
+        try c.encode(storeUUID, forKey: .storeUUID)
+        try c.encode(time, forKey: .time)
+        try c.encode(modelVersionHashes, forKey: .modelVersionHashes)
+        try c.encode(entityCounts, forKey: .entityCounts)
+        try c.encode(check, forKey: .check)
+        try c.encode(journalMode, forKey: .journalMode)
+        try c.encode(externalDataFiles, forKey: .externalDataFiles)
+        try c.encode(cloudKitAssetFolders, forKey: .cloudKitAssetFolders)
+    }
 
     public func encoded() throws -> Data {
         let encoder = JSONEncoder()

@@ -8,7 +8,8 @@ import GRDB
 public enum StoreRestore {
     /// Restores `snapshot` into `store`, after keeping the store as it is as the snapshot
     /// `keep` (named `keepName`). Refused while another process has the store open, unless
-    /// `force`, and when the snapshot's model version hashes are not the store's.
+    /// `force`, when the snapshot's model version hashes are not the store's, and when SQLite's
+    /// `quick_check` finds the snapshot's copy damaged.
     public static func restore(_ snapshot: StoreSnapshot, into store: PersistentStore, keepName: String, keep: URL,
                                force: Bool) throws -> StoreSnapshot {
         if store.options.readonly { throw StoreError.readOnly(path: store.path) }
@@ -17,6 +18,9 @@ public enum StoreRestore {
         let differing = differingEntities(snapshot.manifest.modelVersionHashes,
                                           (store.metadata?.versionHashes ?? [:]).mapValues { Data($0).base64EncodedString() })
         if !differing.isEmpty { throw SnapshotError.modelDiffers(entities: differing) }
+        // A damaged page would be copied into the store as it is: checked before anything changes.
+        let found = try StoreSnapshot.quickCheck(snapshot.storePath)
+        guard found == "ok" else { throw SnapshotError.damaged(path: snapshot.storePath, found: found) }
 
         let kept = try StoreSnapshot.take(of: store, name: keepName, into: keep)
         try copyRows(from: snapshot.storePath, into: store)

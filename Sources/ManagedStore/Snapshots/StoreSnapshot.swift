@@ -56,9 +56,13 @@ public struct StoreSnapshot: Sendable {
 
     /// Takes a snapshot of `store` named `name` into `folder`, which must be new or empty.
     /// It is made in a hidden folder beside `folder` and moved into place when whole: an
-    /// interrupted snapshot leaves nothing that looks like one.
+    /// interrupted snapshot leaves nothing that looks like one. `check` runs SQLite's
+    /// `quick_check` on the copy and records what it found; otherwise the manifest says the
+    /// check was not run (the copy comes from the backup API in one read transaction, so it is
+    /// as sound as the store, and `restore` checks a snapshot before it puts it back).
     @discardableResult
-    public static func take(of store: PersistentStore, name: String, into folder: URL, at date: Date = Date()) throws -> StoreSnapshot {
+    public static func take(of store: PersistentStore, name: String, into folder: URL, check: Bool = false,
+                            at date: Date = Date()) throws -> StoreSnapshot {
         try checkName(name)
         let fm = FileManager.default
         if let contents = try? fm.contentsOfDirectory(atPath: folder.path), !contents.isEmpty {
@@ -73,7 +77,7 @@ public struct StoreSnapshot: Sendable {
             let storeFile = URL(fileURLWithPath: store.path).lastPathComponent
             let copy = partial.appendingPathComponent(storeFile).path
             let counts = try copyRows(of: store, to: copy)
-            let check = try finish(copy)
+            let found = check ? try quickCheck(copy) : SnapshotManifest.notChecked
             let companions = StoreCompanions(storePath: store.path)
             var copied: [String] = []
             for relative in companions.existingFolders {
@@ -86,7 +90,7 @@ public struct StoreSnapshot: Sendable {
                 name: name, source: URL(fileURLWithPath: store.path).standardizedFileURL.path, storeFile: storeFile,
                 storeUUID: store.uuid, time: timestamp(date),
                 modelVersionHashes: (store.metadata?.versionHashes ?? [:]).mapValues { Data($0).base64EncodedString() },
-                entityCounts: counts, integrityCheck: check, journalMode: store.file.journalMode.rawValue,
+                entityCounts: counts, check: found, journalMode: store.file.journalMode.rawValue,
                 externalDataFiles: copied.contains(companions.externalDataName) ? companions.externalDataFiles.count : 0,
                 cloudKitAssetFolders: copied.filter { $0 != companions.externalDataName })
             try manifest.encoded().write(to: partial.appendingPathComponent(SnapshotManifest.fileName))
@@ -100,32 +104,41 @@ public struct StoreSnapshot: Sendable {
     }
 
     /// Copies the store's pages into a new file at `path`, and counts its objects, in one
-    /// read transaction: the copy and the counts are of the same moment.
+    /// read transaction: the copy and the counts are of the same moment. The copy is made one
+    /// self-contained file (rollback journal mode, so no `-wal` goes with it).
     private static func copyRows(of store: PersistentStore, to path: String) throws -> [String: Int] {
         let destination = try DatabaseQueue(path: path)
         defer { try? destination.close() }
         do {
-            return try store.reader.read { db in
+            let counts = try store.reader.read { db in
                 let counts = store.schema.isCoreDataStore ? try EntityCounts.read(store, db).own : [:]
                 try destination.writeWithoutTransaction { copy in
                     try db.backup(to: copy, pagesPerStep: 4096) { _ in try Cancellation.check() }
                 }
                 return counts
             }
+            try destination.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }
+            return counts
         } catch {
             throw StoreConnection.translate(error, file: store.file)
         }
     }
 
-    /// Makes the copy one self-contained file (rollback journal mode, so no `-wal` goes
-    /// with it) and checks it with SQLite's `quick_check`.
-    private static func finish(_ path: String) throws -> String {
-        let queue = try DatabaseQueue(path: path)
+    /// SQLite's `quick_check` of the store file at `path`, opened read-only: "ok", or what it
+    /// found, one problem after another. A file SQLite cannot open as a database at all is a
+    /// finding too, not an error: it is what a damaged snapshot looks like.
+    public static func quickCheck(_ path: String) throws -> String {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue: DatabaseQueue
+        do { queue = try DatabaseQueue(path: path, configuration: configuration) } catch let error as DatabaseError {
+            return error.message ?? "\(error)"
+        }
         defer { try? queue.close() }
-        return try queue.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA journal_mode = DELETE")
-            let found = try String.fetchAll(db, sql: "PRAGMA quick_check")
-            return found.joined(separator: "; ")
+        do {
+            return try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check").joined(separator: "; ") }
+        } catch let error as DatabaseError {
+            return error.message ?? "\(error)"
         }
     }
 }

@@ -25,6 +25,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
     /// The file at the store's path was deleted, or another file was moved over it, while
     /// it was followed: what happens to the new file is not what was being followed.
     case replaced(path: String)
+    /// An externally stored value's file or folder could not be written.
+    case externalData(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -32,6 +34,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
             return "interrupted: the command stopped, and any changes it was making were rolled back"
         case .notFound(let path):
             return "no such file: \(path)"
+        case .externalData(let path, let reason):
+            return "cannot write the external data file \(path): \(reason); nothing was saved"
         case .isDirectory(let path):
             return "\(path) is a directory, not a store file (give the .sqlite file inside it)"
         case .permissionDenied(let path):

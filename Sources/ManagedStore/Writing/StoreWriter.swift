@@ -10,6 +10,9 @@ import GRDBSQLite
 struct StoreWriter {
     let db: Database
     let mapping: StoreMapping
+    /// Where a save's externally stored values go (nil for writes that store none: batch
+    /// requests write past them, as Core Data's do).
+    var external: ExternalDataFiles? = nil
     /// Permanent keys of objects inserted by this save, by their temporary IDs.
     var keys: [ObjectID: ObjectID] = [:]
 
@@ -65,11 +68,18 @@ struct StoreWriter {
 
     func permanent(_ id: ObjectID) -> ObjectID { keys[id] ?? id }
 
-    /// The columns of an object's row for the given keys (attributes and to-one keys).
-    func rowColumns(_ object: ManagedObject, _ values: [String: ObjectValue], keys: [String]) -> [(String, DatabaseValue)] {
+    /// The columns of an object's row for the given keys (attributes and to-one keys). A value
+    /// larger than Core Data keeps in the column, of an attribute that allows external
+    /// storage, goes to its file (`ExternalDataFiles`); a value read from a file and not
+    /// changed keeps its reference.
+    func rowColumns(_ object: ManagedObject, _ values: [String: ObjectValue], keys: [String]) throws -> [(String, DatabaseValue)] {
         var columns: [(String, DatabaseValue)] = []
         for key in keys {
             if let a = object.entity.attribute(key), let column = a.column {
+                if let external, a.attribute.allowsExternalBinaryDataStorage, case .attribute(.data(let bytes))? = values[key] {
+                    columns.append((column, Data(try external.stored(bytes)).databaseValue))
+                    continue
+                }
                 guard let stored = StoreWriter.encode(values[key] ?? .null, a.attribute) else { continue }
                 columns.append((column, stored))
             } else if let r = object.entity.relationship(key), case .foreignKey(let column, let entityColumn) = r.storage {
@@ -93,7 +103,7 @@ struct StoreWriter {
 
     func insert(_ object: ManagedObject) throws {
         let id = permanent(object.objectID)
-        let columns = rowColumns(object, object.values, keys: StoreWriter.rowKeys(object.entity))
+        let columns = try rowColumns(object, object.values, keys: StoreWriter.rowKeys(object.entity))
         let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.0)
         let values = [id.primaryKey.databaseValue, Int64(object.entity.entityID ?? 0).databaseValue, Int64(1).databaseValue] + columns.map(\.1)
         try execute("INSERT INTO \(SQL.identifier(object.entity.table))(\(names.map(SQL.identifier).joined(separator: ", "))) "
@@ -101,8 +111,11 @@ struct StoreWriter {
     }
 
     /// Writes `keys` and the new version; false when the row's version was not `expected`.
-    func update(_ object: ManagedObject, _ values: [String: ObjectValue], keys: [String], expected: Int64, version: Int64) throws -> Bool {
-        let columns = rowColumns(object, values, keys: keys)
+    /// `stored`: the row's values before the write, whose external files the new values replace.
+    func update(_ object: ManagedObject, _ values: [String: ObjectValue], keys: [String], expected: Int64, version: Int64,
+                stored: [String: ObjectValue]) throws -> Bool {
+        let columns = try rowColumns(object, values, keys: keys)
+        releaseFiles(of: stored, replacedBy: values, keys: keys, in: object.entity)
         let sets = columns.map { "\(SQL.identifier($0.0)) = ?" } + ["Z_OPT = ?"]
         let changes = try execute("UPDATE OR FAIL \(SQL.identifier(object.entity.table)) SET \(sets.joined(separator: ", ")) "
                                   + "WHERE Z_PK = ? AND Z_OPT = ?",
@@ -110,7 +123,9 @@ struct StoreWriter {
         return changes == 1
     }
 
-    func delete(_ object: ManagedObject, expected: Int64) throws {
+    /// `stored`: the row's values, whose external files go with it.
+    func delete(_ object: ManagedObject, expected: Int64, stored: [String: ObjectValue]) throws {
+        releaseFiles(of: stored, replacedBy: [:], keys: Array(stored.keys), in: object.entity)
         let pk = object.objectID.primaryKey
         try execute("DELETE FROM \(SQL.identifier(object.entity.table)) WHERE Z_PK = ? AND Z_OPT = ?", [pk.databaseValue, expected.databaseValue])
         for r in object.entity.relationships {
@@ -123,6 +138,16 @@ struct StoreWriter {
                             + "WHERE \(SQL.identifier(column)) = ?", [pk.databaseValue])
             default: break
             }
+        }
+    }
+
+    /// The external files of `stored` values whose keys the write gives another value.
+    private func releaseFiles(of stored: [String: ObjectValue], replacedBy values: [String: ObjectValue], keys: [String],
+                              in entity: EntityMapping) {
+        guard let external else { return }
+        for key in keys where entity.attribute(key)?.attribute.allowsExternalBinaryDataStorage == true {
+            guard case .attribute(let old)? = stored[key], case .externalFile = old, values[key] != stored[key] else { continue }
+            external.release(old)
         }
     }
 

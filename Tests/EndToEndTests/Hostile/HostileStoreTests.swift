@@ -78,6 +78,9 @@ final class HostileStoreTests: XCTestCase {
     func wrongTypeMutants(of source: URL, prefix: String, entity: String, key: String, writes: Bool,
                           entityTables: Bool, values: [String] = wrongValues) throws -> [Target] {
         var targets: [Target] = []
+        // Read from a copy: even a read-only open of a WAL store makes a -wal and -shm beside it,
+        // and a fixture is not the test's to change.
+        let source = URL(fileURLWithPath: try copy(source, "source-\(prefix)"))
         let tables = try SQLiteShell.read(source.path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             .split(separator: "\n").map(String.init)
         var kind = 0

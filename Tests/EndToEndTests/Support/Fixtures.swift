@@ -95,10 +95,13 @@ enum Fixtures {
         return (store, modelFolder.path)
     }
 
-    static func exampleStore(in folder: URL, people: Int = 50, history: Bool = false) throws -> URL {
+    /// `photos`: the sizes of the photos people get in turn (a photo over 131,072 bytes is an
+    /// external data file, as Core Data stores it).
+    static func exampleStore(in folder: URL, people: Int = 50, history: Bool = false, photos: [Int] = []) throws -> URL {
         let target = folder.appendingPathComponent("People.sqlite")
         let model = packageRoot.appendingPathComponent("Examples/People.xcdatamodeld").path
-        let result = try CLI.run([target.path, "--people", String(people), "--model", model] + (history ? ["--history"] : []),
+        let result = try CLI.run([target.path, "--people", String(people), "--model", model] + (history ? ["--history"] : [])
+                                 + (photos.isEmpty ? [] : ["--photos", photos.map(String.init).joined(separator: ",")]),
                                  executable: CLI.generator)
         guard result.status == 0 else {
             throw NSError(domain: "generator", code: Int(result.status), userInfo: [NSLocalizedDescriptionKey: result.stderr])

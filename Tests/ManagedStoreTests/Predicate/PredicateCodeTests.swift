@@ -62,6 +62,9 @@ final class PredicateCodeTests: XCTestCase {
         XCTAssertEqual(try swift("name CONTAINS[cd] \"é\" OR name ==[c] \"Ann\""),
                        "#Predicate<Person> { person in\n    person.name.localizedStandardContains(\"é\") || person.name.caseInsensitiveCompare(\"Ann\") == .orderedSame\n}")
         XCTAssertEqual(try swift("owner.name == nil", entity: "Car"), "#Predicate<Car> { car in\n    car.owner?.name == nil\n}")
+        // Case folding against nil folds nothing: a plain nil test, either way round.
+        XCTAssertEqual(try swift("nickname ==[c] nil"), "#Predicate<Person> { person in\n    person.nickname == nil\n}")
+        XCTAssertEqual(try swift("nil !=[c] nickname"), "#Predicate<Person> { person in\n    nil != person.nickname\n}")
         XCTAssertEqual(try swift("birthday < CAST(10, \"NSDate\") AND birthday > now()"),
                        "#Predicate<Person> { person in\n    person.birthday != nil && person.birthday! < Date(timeIntervalSinceReferenceDate: 10.0) && person.birthday! > Date.now\n}")
     }
@@ -71,7 +74,7 @@ final class PredicateCodeTests: XCTestCase {
                        "cars.@count == 0", "SUBQUERY(cars, $c, $c.year > 2000 AND $c.name == \"x\").@count > 0",
                        "name CONTAINS[c] \"B\"", "age IN {1, 3}", "age BETWEEN {1, 5}", "NOT (isActive == YES OR nickname == nil)",
                        "nickname ENDSWITH \"uote\\n\"", "(age + 1) * 2 > 7", "-age < -2", "birthday < CAST(10, \"NSDate\")",
-                       "nickname != \"A\"", "name ==[c] \"AB\"", "isActive == NO"] {
+                       "nickname != \"A\"", "name ==[c] \"AB\"", "isActive == NO", "nickname ==[c] nil", "nil !=[cd] nickname"] {
             assertRoundTrip(format)
         }
     }

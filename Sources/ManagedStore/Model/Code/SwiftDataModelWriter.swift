@@ -4,9 +4,12 @@
 /// structs (an enum where the composite is one element of its own name, as SwiftData stores
 /// an enum), transformables with their transformer, and `@Relationship` with its delete
 /// rule, counts and inverse. The inverse is named on one side of each pair only, as the
-/// macro requires.
+/// macro requires. With the store's rows (`sample`), an enum lists the cases its rows hold and
+/// a JSON element gets the Swift type its values show: the sources then typecheck once
+/// SwiftData's annotations are set aside, Apple-only types apart.
 struct SwiftDataModelWriter {
     let model: ManagedObjectModel
+    var sample: ModelRowSample? = nil
 
     func source(for entity: EntityDescription) -> String {
         let type = SwiftModelSource.className(of: entity)
@@ -33,19 +36,20 @@ struct SwiftDataModelWriter {
         for property in entity.properties {
             switch property {
             case .attribute(let a):
-                let (declaration, parameterType, extra) = attribute(a, unique: uniqueAlone.contains(a.name))
+                let (declaration, parameterType, extra) = attribute(a, unique: uniqueAlone.contains(a.name), of: entity.name)
                 body.append(declaration)
                 nested += extra
                 if let parameterType { initParameters.append((a.name, parameterType)) }
             case .relationship(let r):
                 body.append(relationship(r, of: entity))
-                if !r.isToMany, !r.isOptional { initParameters.append((r.name, SwiftModelSource.className(r.destinationEntityName, in: model))) }
             case .fetched(let f):
                 body.append("// fetched property \(f.name): SwiftData has none")
             }
         }
+        initParameters = requiredParameters(of: entity)
         body.append("")
-        body += initializer(initParameters, subclass: entity.superentityName != nil)
+        let inherited = entity.superentityName.map { initializerParameters(of: model.entity(named: $0)) } ?? []
+        body += initializer(initParameters, inherited: inherited, subclass: entity.superentityName != nil)
         lines += body.map { $0.isEmpty ? "" : "    " + $0 }
         lines.append("}")
         if !nested.isEmpty { lines += [""] + nested }
@@ -56,33 +60,69 @@ struct SwiftDataModelWriter {
         entity.properties.contains { if case .attribute(let a) = $0 { return a.name == name } else { return false } }
     }
 
-    /// `init(name: String, id: UUID)`: the stored properties a class must be given, having
-    /// no default and not being optional.
-    func initializer(_ parameters: [(name: String, type: String)], subclass: Bool) -> [String] {
-        let list = parameters.map { SwiftNames.escaped($0.name) + ": " + $0.type }.joined(separator: ", ")
-        var lines = ["init(\(list)) {"]
-        for p in parameters { lines.append("    self.\(SwiftNames.escaped(p.name)) = \(SwiftNames.escaped(p.name))") }
-        if subclass { lines.append("    super.init()") }
+    /// The stored properties an entity's class must be given, having no default and not being
+    /// optional: its attributes of that kind and its required to-one relationships.
+    func requiredParameters(of entity: EntityDescription?) -> [(name: String, type: String)] {
+        guard let entity else { return [] }
+        var parameters: [(name: String, type: String)] = []
+        for property in entity.properties {
+            switch property {
+            case .attribute(let a):
+                guard !a.isOptional, SwiftModelSource.defaultLiteral(a) == nil else { continue }
+                parameters.append((a.name, a.type == .composite ? swiftType(a) : attributeType(a, of: entity.name)))
+            case .relationship(let r) where !r.isToMany && !r.isOptional:
+                parameters.append((r.name, SwiftModelSource.className(r.destinationEntityName, in: model)))
+            default:
+                continue
+            }
+        }
+        return parameters
+    }
+
+    /// What an entity's class initializer takes: its own required properties, then its
+    /// ancestors', nearest first. (A loop of parents is followed once.)
+    func initializerParameters(of entity: EntityDescription?) -> [(name: String, type: String)] {
+        guard let entity else { return [] }
+        var all = requiredParameters(of: entity)
+        for ancestor in model.ancestors(of: entity.name) {
+            for p in requiredParameters(of: ancestor) where !all.contains(where: { $0.name == p.name }) { all.append(p) }
+        }
+        return all
+    }
+
+    /// `init(name: String, id: UUID)`: the stored properties the class must be given. A
+    /// subclass takes its superclass's too (all its ancestors'), after its own, and passes them
+    /// on; with none of its own it overrides the superclass's initializer of the same shape.
+    func initializer(_ own: [(name: String, type: String)], inherited: [(name: String, type: String)], subclass: Bool) -> [String] {
+        let all = own + inherited.filter { p in !own.contains { $0.name == p.name } }
+        let list = all.map { SwiftNames.escaped($0.name) + ": " + $0.type }.joined(separator: ", ")
+        var lines = [(subclass && own.isEmpty ? "override " : "") + "init(\(list)) {"]
+        for p in own { lines.append("    self.\(SwiftNames.escaped(p.name)) = \(SwiftNames.escaped(p.name))") }
+        if subclass {
+            lines.append("    super.init(" + inherited.map { "\(SwiftNames.escaped($0.name)): \(SwiftNames.escaped($0.name))" }.joined(separator: ", ") + ")")
+        }
         lines.append("}")
         return lines
     }
 
     /// The declaration, the type the initializer takes when it must be given one, and any
     /// type the attribute needs declared beside the class.
-    func attribute(_ a: AttributeDescription, unique: Bool) -> (String, String?, [String]) {
+    func attribute(_ a: AttributeDescription, unique: Bool, of entity: String) -> (String, String?, [String]) {
         var options: [String] = []
         if unique { options.append(".unique") }
         if a.allowsExternalBinaryDataStorage { options.append(".externalStorage") }
         if a.isTransient { options.append(".ephemeral") }
         var nested: [String] = []
-        var type = swiftType(a)
+        var type = attributeType(a, of: entity)
         if a.type == .transformable {
             options.append(".transformable(by: \(SwiftNames.stringLiteral(a.valueTransformerName ?? "NSSecureUnarchiveFromData")))")
         }
         if a.type == .composite {
-            let (name, declaration) = composite(a)
+            let (name, declaration) = composite(a, path: a.name, of: entity)
             type = name
             nested = declaration
+        } else if a.type == .codable, let shape = sample?.jsonShape(entity, a.name) {
+            nested = JSONShapeTypes.declarations(shape, named: swiftType(a), indent: "")
         }
         if let old = a.renamingIdentifier, old != a.name { options.append("originalName: " + SwiftNames.stringLiteral(old)) }
         var declaration = options.isEmpty ? "" : "@Attribute(" + options.joined(separator: ", ") + ") "
@@ -91,6 +131,15 @@ struct SwiftDataModelWriter {
         declaration += "var \(SwiftNames.escaped(a.name)): \(type)\(a.isOptional ? "?" : "")" + (defaultValue.map { " = " + $0 } ?? "")
         let mustBeGiven = !a.isOptional && defaultValue == nil
         return (declaration, mustBeGiven ? type : nil, nested)
+    }
+
+    /// The Swift type of a property that is no composite: a codable attribute's from the JSON
+    /// its rows hold (`[String]`, a struct named after it), else by its attribute type.
+    func attributeType(_ a: AttributeDescription, of entity: String) -> String {
+        if a.type == .codable, let shape = sample?.jsonShape(entity, a.name) {
+            return JSONShapeTypes.type(of: shape, named: swiftType(a))
+        }
+        return swiftType(a)
     }
 
     func swiftType(_ a: AttributeDescription) -> String {
@@ -115,26 +164,37 @@ struct SwiftDataModelWriter {
     }
 
     /// A composite as SwiftData declares it: a Codable struct of its elements, or, for one
-    /// element named as the composite itself (how SwiftData stores an enum), an enum whose
-    /// raw values are that element's; the store keeps no case names.
-    func composite(_ a: AttributeDescription, indent: String = "") -> (String, [String]) {
+    /// element named as the composite itself (how SwiftData stores an enum), an enum of the raw
+    /// values the rows hold (the model keeps no cases). `path` is the composite's key path
+    /// (`author`, `author.location`), whose leaves the rows are read at.
+    func composite(_ a: AttributeDescription, path: String, of entity: String, indent: String = "") -> (String, [String]) {
         let name = swiftType(a)
+        let shadows = SwiftNames.standardLibraryTypes.contains(name)
+            ? [indent + "/// \(name) shadows the standard library's \(name) in this module: an app may rename it (the store keeps no type names)."]
+            : []
         if a.elements.count == 1, a.elements[0].name == a.name, a.elements[0].type != .composite {
-            let raw = swiftType(a.elements[0])
-            return (name, [indent + "/// Stored as its raw value; the store's model does not list the cases.",
-                           indent + "enum \(name): \(raw), Codable {", indent + "}"])
+            return (name, shadows + EnumCases(element: a.elements[0], rawType: swiftType(a.elements[0]),
+                                              held: sample?.values(entity, path + "." + a.elements[0].name))
+                .declaration(named: name, indent: indent))
         }
-        var lines = [indent + "struct \(name): Codable {"]
+        var lines = shadows + [indent + "struct \(name): Codable {"]
         var inner: [String] = []
         for element in a.elements {
             var type = swiftType(element)
             if element.type == .composite {
-                let (nestedName, declaration) = composite(element, indent: indent + "    ")
+                let (nestedName, declaration) = composite(element, path: path + "." + element.name, of: entity, indent: indent + "    ")
                 type = nestedName
                 inner += declaration
             }
             if element.type == .binaryData {
-                lines.append(indent + "    /// JSON in the store: SwiftData's encoding of an array or another Codable value.")
+                if let shape = sample?.jsonShape(entity, path + "." + element.name) {
+                    let named = SwiftNames.typeName(element.name.prefix(1).uppercased() + element.name.dropFirst())
+                    type = JSONShapeTypes.type(of: shape, named: named)
+                    inner += JSONShapeTypes.declarations(shape, named: named, indent: indent + "    ")
+                    lines.append(indent + "    /// JSON in the store: SwiftData's encoding of this value.")
+                } else {
+                    lines.append(indent + "    /// JSON in the store: SwiftData's encoding of an array or another Codable value.")
+                }
             }
             lines.append(indent + "    var \(SwiftNames.escaped(element.name)): \(type)\(element.isOptional ? "?" : "")")
         }

@@ -15,11 +15,14 @@ public enum SwiftModelSource {
         public var contents: String
     }
 
-    public static func files(for model: ManagedObjectModel, style: Style) -> [File] {
-        model.entities.map { entity in
+    /// `store`: the store whose rows say what the model leaves out (an enum's cases, the Swift
+    /// type of a JSON value); without it those are left open.
+    public static func files(for model: ManagedObjectModel, style: Style, store: PersistentStore? = nil) -> [File] {
+        let swiftData = SwiftDataModelWriter(model: model, sample: store.map(ModelRowSample.init))
+        return model.entities.map { entity in
             let type = className(of: entity)
             switch style {
-            case .swiftData: return File(name: type + ".swift", contents: SwiftDataModelWriter(model: model).source(for: entity))
+            case .swiftData: return File(name: type + ".swift", contents: swiftData.source(for: entity))
             case .managedObject: return File(name: type + ".swift", contents: ManagedObjectClassWriter(model: model).source(for: entity))
             }
         }

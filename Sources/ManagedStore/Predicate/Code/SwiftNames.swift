@@ -13,6 +13,15 @@ public enum SwiftNames {
         "await", "false", "is", "nil", "self", "Self", "super", "throws", "true", "try", "_",
     ]
 
+    /// Types of the standard library and Foundation an app's own type of the same name would
+    /// shadow in its module (a SwiftData enum named `Collection`).
+    static let standardLibraryTypes: Set<String> = [
+        "Any", "AnyObject", "Array", "Bool", "Character", "ClosedRange", "Codable", "Collection", "Comparable", "Data", "Date",
+        "Decimal", "Decodable", "Dictionary", "Double", "Encodable", "Equatable", "Error", "Float", "Hashable", "Identifiable",
+        "Index", "Int", "Int16", "Int32", "Int64", "Int8", "Iterator", "Never", "Numeric", "Optional", "Range", "Result",
+        "Sequence", "Set", "String", "Substring", "Type", "UInt", "URL", "UUID", "Void",
+    ]
+
     public static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
         return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }

@@ -164,7 +164,9 @@ public struct SwiftPredicateWriter {
         switch c.op {
         case .equal, .notEqual:
             let op = c.op == .equal ? "==" : "!="
-            if c.options.folding.isEmpty {
+            // Folding has nothing to fold against nil: `name ==[c] nil` is `name == nil`.
+            let againstNil = [c.left, c.right].contains { if case .constant(.null) = $0.kind { return true } else { return false } }
+            if c.options.folding.isEmpty || againstNil {
                 if case .toMany = left.kind { throw PredicateCodeError("a to-many relationship compared with ==", "compare one of its properties with contains(where:)") }
                 let tests = left.guards + right.guards
                 let condition = "\(left.text) \(op) \(right.text)"

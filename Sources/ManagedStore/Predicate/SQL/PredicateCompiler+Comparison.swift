@@ -5,6 +5,10 @@ import GRDB
 extension PredicateCompiler {
     func compare(_ l: SQLOperand, _ op: ComparisonOperator, _ r: SQLOperand, _ options: ComparisonOptions, at position: Int) throws -> SQLFragment {
         var left = l, right = r
+        if let json = left.json ?? right.json, ![.equal, .notEqual].contains(op) {
+            throw error("\(json) holds JSON (SwiftData's encoding of an array or a Codable value), which the store cannot compare "
+                        + "inside: \(op.rawValue) would test its bytes. Test it with == nil or != nil, or fetch it and look inside", at: position)
+        }
         try coerceObjectIDs(&left, &right, at: position)
         try coerceObjectIDs(&right, &left, at: position)
         let folding = options.folding

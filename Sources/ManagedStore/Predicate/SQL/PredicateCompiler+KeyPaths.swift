@@ -92,7 +92,8 @@ extension PredicateCompiler {
                 guard let column = leaf.column else {
                     throw error("\(leaf.attribute.name) is not stored in the store (transient or unmapped); a fetch cannot test it", at: e.position)
                 }
-                return SQLOperand(fragment: SQLFragment(scope.column(column)), type: Self.type(of: leaf.attribute))
+                return SQLOperand(fragment: SQLFragment(scope.column(column)), type: Self.type(of: leaf.attribute),
+                                  json: leaf.attribute.holdsJSON ? leaf.attribute.name : nil)
             }
             if scope.entity.isComposite(key) { throw compositeError(key, keys, from: i, scope.entity, at: e.position) }
             let (attribute, relationship) = property(key, of: scope.entity)
@@ -103,7 +104,8 @@ extension PredicateCompiler {
                 guard let column = attribute.column else {
                     throw error("\(key) is not stored in the store (transient or unmapped); a fetch cannot test it", at: e.position)
                 }
-                return SQLOperand(fragment: SQLFragment(scope.column(column)), type: Self.type(of: attribute.attribute))
+                return SQLOperand(fragment: SQLFragment(scope.column(column)), type: Self.type(of: attribute.attribute),
+                                  json: attribute.attribute.holdsJSON ? attribute.attribute.name : nil)
             }
             guard let relationship else { throw notFound(key, scope.entity, at: e.position) }
             if !relationship.relationship.isToMany {

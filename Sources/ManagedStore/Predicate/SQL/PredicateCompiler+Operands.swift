@@ -14,6 +14,9 @@ extension PredicateCompiler {
         var constant: PredicateValue?
         /// The items of a `{…}` holding expressions.
         var list: [SQLFragment]?
+        /// The key path of an attribute that holds SwiftData's JSON: its column is bytes of
+        /// JSON text, which SQL compares whole and never inside.
+        var json: String? = nil
     }
 
     func constant(_ value: PredicateValue) -> SQLOperand {

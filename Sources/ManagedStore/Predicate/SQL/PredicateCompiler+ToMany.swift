@@ -27,7 +27,8 @@ extension PredicateCompiler {
         var entity = start.entity
         for (i, key) in keys.enumerated() {
             let (attribute, relationship) = property(key, of: entity)
-            if attribute != nil { return nil }
+            // An attribute, or a composite's element (`compiledTags.flavors`), ends the path here.
+            if attribute != nil || (relationship == nil && entity.isComposite(key)) { return nil }
             guard let relationship else { throw notFound(key, entity, at: e.position) }
             if relationship.relationship.isToMany {
                 let rest = Array(keys[(i + 1)...])

@@ -47,8 +47,9 @@ struct SwiftParser {
         case .identifier(let s): return "'\(s)'"
         case .anonymous(let n): return "'$\(n)'"
         case .pound(let s): return "'#\(s)'"
-        case .string: return "a string"
-        case .integer, .double: return "a number"
+        case .string(let s): return "string " + PredicateToken.quoted(s)
+        case .integer(let i): return "number \(i)"
+        case .double(let d): return "number \(d)"
         case .punctuation(let s): return "'\(s)'"
         case .end: return "the end of the predicate"
         }

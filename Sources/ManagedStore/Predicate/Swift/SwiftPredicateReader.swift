@@ -36,6 +36,12 @@ public enum SwiftPredicateReader {
     /// (`literal(_:)` reads them written as Swift literals).
     public static func parse(_ text: String, entity: String? = nil, model: ManagedObjectModel? = nil,
                              variables: [String: PredicateValue] = [:]) throws -> Predicate {
+        try read(text, entity: entity, model: model, variables: variables).predicate
+    }
+
+    /// `parse`, with the enum cases the predicate read by name.
+    public static func read(_ text: String, entity: String? = nil, model: ManagedObjectModel? = nil,
+                            variables: [String: PredicateValue] = [:]) throws -> Reading {
         var parser = try SwiftParser(text)
         let source = try parser.source()
         let bound = variables
@@ -58,7 +64,22 @@ public enum SwiftPredicateReader {
             }
         }
         var translator = SwiftPredicateTranslator(text: text, model: model, variables: bound)
-        return try translator.root(source.closure, entity: entityName)
+        let predicate = try translator.root(source.closure, entity: entityName)
+        return Reading(predicate: predicate, enumCases: translator.enumCases)
+    }
+
+    /// An enum case compared with an attribute of the fetched object (`$0.glass == .rocks`):
+    /// read as its name, which is the raw value only when the app's enum says so.
+    public struct EnumCase: Sendable, Equatable {
+        /// The attribute's key path (`glass`, or `ice.ice` for an enum SwiftData keeps as a composite).
+        public var keyPath: String
+        public var name: String
+    }
+
+    /// What reading a Swift predicate gives: the predicate, and the enum cases it read by name.
+    public struct Reading: Sendable {
+        public var predicate: Predicate
+        public var enumCases: [EnumCase]
     }
 
     /// A value written as a Swift literal: a number, a string, `true`/`false`, `nil`, an

@@ -14,6 +14,8 @@ struct SwiftPredicateTranslator {
     }
     var scopes: [Scope] = []
     var subqueryCount = 0
+    /// Enum cases compared with the fetched object's attributes, read by their names.
+    var enumCases: [SwiftPredicateReader.EnumCase] = []
 
     init(text: String, model: ManagedObjectModel?, variables: [String: PredicateValue]) {
         self.text = text
@@ -251,12 +253,15 @@ struct SwiftPredicateTranslator {
 
     /// `.hot` or `Drink.Kind.hot.rawValue` against an attribute: the raw value, which for a
     /// String-backed enum is the case's name. An integer raw value is not in the model.
-    func resolveEnumCase(_ typed: inout Typed, against other: Typed) throws {
+    mutating func resolveEnumCase(_ typed: inout Typed, against other: Typed) throws {
         guard case .enumCase(let name) = typed.kind else { return }
         switch other.kind {
         case .attribute(let type) where type.isNumeric:
             throw error("the raw value of .\(name) is not in the store's model; write the number it stands for", at: typed.operand.position)
         case .attribute(.string), .unknown, .constant, .composite:
+            if case .attribute = other.kind, let (base, keys) = other.operand.keyPathComponents, case .evaluatedObject = base.kind {
+                enumCases.append(SwiftPredicateReader.EnumCase(keyPath: keys.joined(separator: "."), name: name))
+            }
             typed.operand = PredicateOperand(.constant(.string(name)), at: typed.operand.position)
             typed.kind = .constant
         default:
