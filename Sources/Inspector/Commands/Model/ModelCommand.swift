@@ -14,7 +14,8 @@ public struct ModelCommand: SessionCommand {
             .xccurrentversion, ready for Xcode or --model; nothing that exists is overwritten. With --swift it writes \
             DIR/CLASS.swift per entity instead: a SwiftData @Model class with its attributes' Swift types and optionality, \
             @Attribute options (.unique, .externalStorage, .ephemeral, originalName), #Unique, #Index, composites as Codable \
-            types and @Relationship with delete rules and inverses; with --managed-object, NSManagedObject subclasses with \
+            types (an enum with the raw values its rows hold as cases; a JSON element typed as its values show) and \
+            @Relationship with delete rules and inverses; with --managed-object, NSManagedObject subclasses with \
             @NSManaged properties, fetchRequest() and to-many accessors, as Xcode generates them. \
             'model diff OTHER' compares the store's model (the old version) with OTHER's (the new one: another \
             store, an app's bundle identifier, an .xcdatamodeld, .xcdatamodel or contents file): entities and \
