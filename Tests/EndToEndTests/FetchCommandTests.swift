@@ -11,6 +11,47 @@ final class FetchCommandTests: ExampleStoreTestCase {
     }
 
     /// Values with quotes, `%`, `*`, SQL and NUL bytes match themselves and nothing else.
+    /// Paging by key walks the whole entity in the sort key's order, then the primary key's,
+    /// with no object twice and none left out: ties (ages) and NULLs (homepages), up and down.
+    func testPagesByKeyWalkTheWholeEntity() throws {
+        for sort in ["age", "age:desc", "homepage", "homepage:desc", "name"] {
+            let key = String(sort.split(separator: ":")[0])
+            let all = try XCTUnwrap(CLI.json(["fetch", store, "Person", "--keys", key, "--format", "json"]) as? [[String: Any]])
+            // The expected order: the key (NULL first ascending, last descending), then Z_PK.
+            func pk(_ row: [String: Any]) -> Int { Int((row["objectID"] as? String ?? "").split(separator: "p").last ?? "") ?? 0 }
+            let descending = sort.hasSuffix(":desc")
+            let expected = all.sorted { a, b in
+                let x = a[key] is NSNull ? nil : "\(a[key]!)", y = b[key] is NSNull ? nil : "\(b[key]!)"
+                if x != y {
+                    guard let x else { return !descending }
+                    guard let y else { return descending }
+                    let (xn, yn) = (Double(x), Double(y))
+                    let less = xn != nil && yn != nil ? xn! < yn! : x < y
+                    return descending ? !less : less
+                }
+                return pk(a) < pk(b)
+            }.map(pk)
+            var walked: [Int] = []
+            var after = "start"
+            while walked.count <= all.count {
+                let page = try XCTUnwrap(CLI.json(["fetch", store, "Person", "--keys", key, "--sort", sort, "--after", after, "--limit", "7",
+                                                   "--format", "json"]) as? [[String: Any]])
+                walked += page.map(pk)
+                guard page.count == 7, let last = page.last else { break }
+                after = "Person/p\(pk(last))"
+            }
+            XCTAssertEqual(walked, expected, sort)
+        }
+        let two = try CLI.run(["fetch", store, "Person", "--sort", "age", "--sort", "name", "--after", "start"])
+        XCTAssertEqual(two.status, 1)
+        XCTAssertTrue(two.stderr.contains("paging by key follows one sort key"), two.stderr)
+        let both = try CLI.run(["fetch", store, "Person", "--after", "start", "--offset", "2"])
+        XCTAssertEqual(both.status, 64)
+        let gone = try CLI.run(["fetch", store, "Person", "--sort", "age", "--after", "Person/p999"])
+        XCTAssertEqual(gone.status, 1)
+        XCTAssertTrue(gone.stderr.contains("Person/p999 is no longer in the store"), gone.stderr)
+    }
+
     func testAwkwardValuesMatchLiterally() throws {
         let awkward = ["O'Brien", "say \"hi\"", "100%", "a*b", "x'; DROP TABLE ZPERSON; --", "nul\u{0}byte", "back\\slash", "_under%"]
         let path = folder.appendingPathComponent("Awkward.sqlite").path

@@ -87,6 +87,9 @@ public struct FetchShapeOptions: ParsableArguments {
     @Option(name: .long, parsing: .unconditional, help: "Skip the first N objects.", transform: ObjectCount.parse)
     public var offset: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Page by key: only the objects after OBJECT (Entity/pN) in the order of the sort key (at most one), then the primary key; 'start' for the first such page. However far into the table, a page reads only its own rows, where --offset reads every row before it.", valueName: "object"))
+    public var after: String?
+
     @Option(name: .long, help: ArgumentHelp("Properties to return, comma-separated: attributes, to-one relationships, to-one key paths such as owner.name, and to-many relationships as cars.@count (the number) or cars (the object IDs; not with --as dicts).", valueName: "key,…"))
     public var keys: String?
 
@@ -122,9 +125,23 @@ public struct FetchShapeOptions: ParsableArguments {
             guard !list.isEmpty else { throw CommandError.usage("--keys takes a comma-separated list of properties") }
             return list
         }
-        return FetchRequest(entityName: entity, predicate: try predicate.predicate(entity: entity, model: store.model, store: store, warn: warn), predicateText: predicate.text,
-                            sortDescriptors: sorts, fetchLimit: limit == 0 ? nil : limit, fetchOffset: offset, propertiesToFetch: keyList,
-                            resultType: type, batchSize: batchSize)
+        var request = FetchRequest(entityName: entity, predicate: try predicate.predicate(entity: entity, model: store.model, store: store, warn: warn),
+                                   predicateText: predicate.text, sortDescriptors: sorts, fetchLimit: limit == 0 ? nil : limit, fetchOffset: offset,
+                                   propertiesToFetch: keyList, resultType: type, batchSize: batchSize)
+        if let after {
+            guard offset == nil else { throw CommandError.usage("--after and --offset are two ways to page: give one") }
+            if after == "start" {
+                request.after = .start
+            } else {
+                guard let id = ObjectID.parse(after) else {
+                    throw CommandError.usage("--after takes an object ID (Person/p3) or start, not '\(after)'")
+                }
+                let entityName = try store.entity(entity).name
+                request.after = try KeysetPosition.after(ObjectID(storeUUID: store.uuid, entityName: id.entityName, primaryKey: id.primaryKey),
+                                                         in: FetchRequest(entityName: entityName, sortDescriptors: sorts), store: store)
+            }
+        }
+        return request
     }
 }
 

@@ -37,7 +37,8 @@ extension Context {
     /// with `options.idsOnly`) otherwise.
     public func prepareFetch(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> PreparedFetch {
         let entity = try store.entity(request.entityName)
-        let (pending, matches) = try pendingMatches(request, entity: entity, options: options)
+        // A page by key is the store's rows in the store's order (see `FetchRequest.after`).
+        let (pending, matches) = request.after == nil ? try pendingMatches(request, entity: entity, options: options) : ([], [])
         var sqlRequest = request
         if request.resultType == .count {
             // Unsaved matches are added to the store's count, then the offset and limit apply.

@@ -85,12 +85,24 @@ public struct FetchPlan: Sendable {
             }
         }
         var order: [SQLFragment] = []
+        var terms: [SQLFragment] = []
+        if request.after != nil, request.sortDescriptors.count > 1 { throw FetchError.badOption(FetchError.keysetSortKeys) }
         for sort in request.sortDescriptors {
             do {
-                order.append(try compiler.orderTerm(sort.keyPath, in: root) + (sort.ascending ? "" : " DESC"))
+                let term = try compiler.orderTerm(sort.keyPath, in: root)
+                terms.append(term)
+                order.append(term + (sort.ascending ? "" : " DESC"))
             } catch let e as PredicateFormatError {
                 throw FetchError.badSortKey(sort.keyPath, e.message)
             }
+        }
+        if let after = request.after {
+            // The primary key breaks ties, so the order is total and a page follows its last row.
+            if let condition = after.condition(term: terms.first, ascending: request.sortDescriptors.first?.ascending ?? true,
+                                               primaryKey: root.primaryKey) {
+                conditions.append(condition)
+            }
+            order.append(SQLFragment(root.primaryKey))
         }
 
         // The selected columns, in Core Data's order: entity, key, version, then properties.
@@ -190,6 +202,11 @@ public enum FetchError: Error, CustomStringConvertible, Equatable {
     case badSortKey(String, String)
     case badKey(String, String)
     case badOption(String)
+    /// A keyset page's object is gone from the store (its URI).
+    case objectGone(String)
+
+    /// Why paging by key is refused with several sort keys.
+    static let keysetSortKeys = "paging by key follows one sort key (and the primary key); sort by one key"
     /// A row read after its fetch stepped past it: only the current row can be completed.
     case rowNoLongerCurrent
 
@@ -199,6 +216,7 @@ public enum FetchError: Error, CustomStringConvertible, Equatable {
         case .badSortKey(let key, let why): return "cannot sort by \(key): \(why)"
         case .badKey(let key, let why): return "cannot fetch key \(key): \(why)"
         case .badOption(let why): return why
+        case .objectGone(let uri): return "\(uri) is no longer in the store, so no page can start after it"
         }
     }
 }

@@ -45,6 +45,10 @@ public struct FetchRequest: Sendable {
     public var primaryKeys: [Int64]?
     /// Leaves these rows out: a context answers for objects it has changed from memory.
     public var excludedPrimaryKeys: [Int64] = []
+    /// Paging by key: the rows from this position on (`.start`, or after a row), in the order
+    /// of the sort key and then the primary key (see `KeysetPosition`). The store's rows, in the store's order:
+    /// a context does not place its unsaved objects among them.
+    public var after: KeysetPosition?
 
     public init(entityName: String, predicate: Predicate? = nil, predicateText: String = "",
                 sortDescriptors: [SortDescriptor] = [], fetchLimit: Int? = nil, fetchOffset: Int? = nil,
