@@ -281,3 +281,76 @@ final class ModelCommandTests: XCTestCase {
         XCTAssertEqual(bytes.map { String(format: "%02X", $0) }.joined(), hex)
     }
 }
+
+/// `model graph`: the model as Mermaid's erDiagram, Graphviz DOT and, through dot, SVG.
+final class ModelGraphTests: XCTestCase {
+    /// For every genuine store: dot accepts the DOT and its SVG names every entity; the
+    /// Mermaid text names every entity and every relationship.
+    func testEveryFixtureModelIsDrawn() throws {
+        let dot = try RequiredTools.dot
+        let folder = try Fixtures.temporaryDirectory(self)
+        let stores = try Fixtures.everyStore
+        XCTAssertGreaterThan(stores.count, 15)
+        for (i, relative) in stores.enumerated() {
+            let work = folder.appendingPathComponent("s\(i)")
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            let store = try Fixtures.copy(relative, into: work).path
+            let model = try XCTUnwrap(try CLI.json(["schema", store, "--format", "json"]) as? [[String: Any]], relative)
+            let entities = model.compactMap { $0["entity"] as? String ?? $0["name"] as? String }
+            XCTAssertFalse(entities.isEmpty, relative)
+            let text = try CLI.run(["model", store, "graph", "--format", "dot"])
+            XCTAssertEqual(text.status, 0, "\(relative): \(text.stderr)")
+            let svg = try CLI.run(["-Tsvg"], stdin: text.stdout, executable: dot)
+            XCTAssertEqual(svg.status, 0, "\(relative): \(svg.stderr)")
+            let mermaid = try CLI.run(["model", store, "graph"])
+            XCTAssertEqual(mermaid.status, 0, "\(relative): \(mermaid.stderr)")
+            for entity in Set(entities) {
+                XCTAssertTrue(svg.stdout.contains(">\(entity)<"), "\(relative): \(entity) not in the SVG")
+                XCTAssertTrue(mermaid.stdout.contains("\n    \(entity) {\n"), "\(relative): \(entity) not in the Mermaid text")
+            }
+            let relationships = try XCTUnwrap(try CLI.json(["schema", store, "--format", "json"]) as? [[String: Any]])
+                .flatMap { ($0["relationships"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
+            for name in Set(relationships) {
+                XCTAssertTrue(mermaid.stdout.contains("\"\(name) /") || mermaid.stdout.contains("/ \(name)\"") || mermaid.stdout.contains("\"\(name)\""),
+                              "\(relative): relationship \(name) not in the Mermaid text")
+            }
+        }
+    }
+
+    /// `--format svg` through dot; --entity draws only those; the wrong names are errors.
+    func testSVGAndChosenEntities() throws {
+        _ = try RequiredTools.dot
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder).path
+        let svg = try CLI.run(["model", store, "graph", "--format", "svg"])
+        XCTAssertEqual(svg.status, 0, svg.stderr)
+        XCTAssertTrue(svg.stdout.hasPrefix("<?xml"), String(svg.stdout.prefix(100)))
+        for entity in ["Person", "Car", "SportsCar", "Tag"] { XCTAssertTrue(svg.stdout.contains(">\(entity)<"), entity) }
+        let two = try CLI.run(["model", store, "graph", "--entity", "Person", "--entity", "Car"])
+        XCTAssertEqual(two.stdout, """
+            erDiagram
+                Person {
+                    Integer_32 age
+                    Decimal balance
+                    Date birthday
+                    URI homepage
+                    UUID id "required"
+                    Boolean isActive "required"
+                    String name "required"
+                    String nickname
+                    Binary photo
+                    Double score
+                }
+                Car {
+                    String name
+                    String plate "required"
+                    Integer_16 year
+                }
+                Person |o--o{ Car : "cars / owner"
+
+            """)
+        XCTAssertEqual(try CLI.run(["model", store, "graph", "--entity", "Nobody"]).stderr, "cdinspect: error: unknown entity 'Nobody'\n")
+        XCTAssertEqual(try CLI.run(["model", store, "graph", "--format", "png"]).status, 64)
+        XCTAssertEqual(try CLI.run(["model", store, "xml", "--entity", "Person"]).status, 64)
+    }
+}

@@ -48,6 +48,19 @@ enum Fixtures {
         return target
     }
 
+    /// Every genuine store of the fixtures, whatever its file's extension (.sqlite, SwiftData's
+    /// .store, knowledgeC's .db), relative to the fixtures folder.
+    static var everyStore: [String] {
+        get throws {
+            let fm = FileManager.default
+            let directory = try directory
+            return try fm.contentsOfDirectory(atPath: directory.path).sorted().flatMap { folder -> [String] in
+                let files = (try? fm.contentsOfDirectory(atPath: directory.appendingPathComponent(folder).path)) ?? []
+                return files.filter { [".sqlite", ".store", ".db"].contains(where: $0.hasSuffix) }.sorted().map { "\(folder)/\($0)" }
+            }
+        }
+    }
+
     /// Every fixture store, relative to the fixtures folder.
     static var stores: [String] {
         get throws {

@@ -36,19 +36,39 @@ public struct ModelCommand: SessionCommand {
     public var swift = false
     @Flag(name: .long, help: "For export: write NSManagedObject subclasses with @NSManaged properties and fetchRequest(), as Xcode generates them (implies --swift).")
     public var managedObject = false
-    @OptionGroup public var output: FormatOption
+    @Option(name: .customLong("entity"), parsing: .singleValue,
+            help: ArgumentHelp("For graph: only this entity (repeatable); relationships among those drawn.", valueName: "entity"),
+            completion: EntityCompletion.kind)
+    public var entities: [String] = []
+    // Its own --format: graph takes mermaid, dot or svg, the other views the output formats.
+    @Option(name: .long, help: ArgumentHelp("Output format: table, json, csv or line; for graph, mermaid (the default), dot or svg.", valueName: "format"))
+    public var format: String?
 
     /// What `view` takes.
-    static let views = ["xml", "export", "diff", "classes", "hashes"]
+    static let views = ["xml", "export", "diff", "classes", "hashes", "graph"]
 
     public init() {}
+
+    /// The output format of the views other than graph.
+    var output: FormatOption {
+        get throws {
+            var option = FormatOption()
+            option.format = try format.map { try OutputFormat(parsing: $0) }
+            return option
+        }
+    }
 
     public func run(in session: Session) throws {
         guard Self.views.contains(view) else { throw CommandError.usage("model shows \(Self.views.joined(separator: ", ")), not '\(view)'") }
         if (swift || managedObject) && view != "export" {
             throw CommandError.usage("--swift and --managed-object are for 'model export DIR'")
         }
+        if !entities.isEmpty && view != "graph" { throw CommandError.usage("--entity is for 'model graph'") }
+        if view != "graph" { _ = try output }
         switch view {
+        case "graph":
+            if target != nil { throw CommandError.usage("'model graph' takes no argument; name entities with --entity") }
+            try graph(session: session)
         case "export":
             guard let target else { throw CommandError.usage("model export needs a folder: model export DIR") }
             try export(to: target, session: session)
@@ -59,11 +79,23 @@ public struct ModelCommand: SessionCommand {
             try classes(entity: target, session: session)
         case "hashes":
             if target != nil { throw CommandError.usage("'model hashes' takes no argument; give another model with --model") }
-            hashes(session: session)
+            try hashes(session: session)
         default:
             if target != nil { throw CommandError.usage("'model' takes no argument; did you mean 'model export \(target ?? "")'?") }
             session.output.write(ModelXMLWriter.contents(of: session.store.model))
         }
+    }
+
+    /// The model as a diagram: Mermaid's erDiagram, Graphviz's DOT, or the SVG `dot` draws.
+    private func graph(session: Session) throws {
+        let diagram = try ModelDiagram(session.store.model, only: entities)
+        switch format ?? "mermaid" {
+        case "mermaid": session.output.write(diagram.mermaid)
+        case "dot": session.output.write(diagram.dot())
+        case "svg": session.output.write(try Graphviz.svg(diagram.dot()))
+        case let other: throw CommandError.usage("model graph draws mermaid, dot or svg, not '\(other)'")
+        }
+        session.output.flush()
     }
 
     private func export(to destination: String, session: Session) throws {
@@ -101,7 +133,7 @@ public struct ModelCommand: SessionCommand {
         let hashes = EntityHashComparison.compare(newModel, with: session.store.metadata)
         let store = session.store
         let table: [ReportPart] = diff.changes.isEmpty ? [] : [.rows(columns, diff.changes.map(values))]
-        session.results(output).report(Report(value: {
+        session.results(try output).report(Report(value: {
             let changes = OutputValue.array(diff.changes.map { .object(Array(zip(columns, values($0)))) })
             let rows = OutputValue.array(rejected.map { .object(Array(zip(DoctorReport.findingColumns, DoctorReport.values($0, store: store, short: false)))) })
             return .object([("equivalent", .bool(diff.isEquivalent)), ("migration", .string(Self.migrationText(diff.migration))),
@@ -122,10 +154,10 @@ public struct ModelCommand: SessionCommand {
         if !diff.isEquivalent { throw ModelsDiffer() }
     }
 
-    private func hashes(session: Session) {
+    private func hashes(session: Session) throws {
         let store = session.store
         let comparisons = EntityHashComparison.compare(store.model, with: store.metadata)
-        let results = session.results(output)
+        let results = session.results(try output)
         let writer = results.rows(["entity", "computed", "stored", "match"])
         for c in comparisons {
             writer.row([.string(c.entity), c.computed.map { .string(Self.hex($0)) } ?? .null,
@@ -188,7 +220,7 @@ public struct ModelCommand: SessionCommand {
         let store = session.store
         let entities = try entity.map { [try store.entity($0)] }
         let census = try store.read { try ArchivedClassCensus(store: store, entities: entities, $0) }
-        let writer = session.results(output).rows(["entity", "attribute", "transformer", "class", "rows"])
+        let writer = session.results(try output).rows(["entity", "attribute", "transformer", "class", "rows"])
         for line in census.lines {
             writer.row([.string(line.entityName), .string(line.attributeName), line.transformerName.map(OutputValue.string) ?? .null,
                         .string(Self.contentText(line.content)), .integer(Int64(line.rows))])
