@@ -16,6 +16,7 @@ let package = Package(
     products: [
         .executable(name: "cdinspect", targets: ["cdinspect"]),
         .executable(name: "cdinspect-mcp", targets: ["cdinspect-mcp"]),
+        .executable(name: "cdinspect-browse", targets: ["cdinspect-browse"]),
         .library(name: "ManagedStore", targets: ["ManagedStore"]),
         .library(name: "Inspector", targets: ["Inspector"]),
     ],
@@ -34,6 +35,10 @@ let package = Package(
         // Already in the graph through the MCP SDK; named because the server's own transport
         // implements the SDK's `Transport`, whose `logger` is swift-log's `Logger`.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // `cdinspect browse`'s HTTP server: swift-nio's HTTP/1 (its parser is llhttp), already
+        // in the graph and built for the MCP SDK, so the web view adds no package and no build
+        // time (the design notes say why not Hummingbird).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(
@@ -98,6 +103,24 @@ let package = Package(
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The web view's pages, their JSON twins, its security and its live updates: what
+        // `cdinspect browse` serves and the MCP server's views render, with no HTTP stack.
+        .target(
+            name: "WebView",
+            dependencies: ["Inspector", "ManagedStore"]),
+        // `cdinspect browse`, apart as the MCP server is: the HTTP stack is loaded by the web
+        // view alone, never at the start of every other command. `cdinspect browse` execs it.
+        .executableTarget(
+            name: "cdinspect-browse",
+            dependencies: [
+                "WebView",
+                "Inspector",
+                "ManagedStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
         .executableTarget(
             name: "cdi-example-store",
             dependencies: [
@@ -118,12 +141,16 @@ let package = Package(
             name: "InspectorTests",
             dependencies: ["Inspector", "TestSupport"]),
         .testTarget(
+            name: "WebViewTests",
+            dependencies: ["WebView", "Inspector", "ManagedStore", "TestSupport"]),
+        .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "ManagedStore",
                 "StoreCreation",
                 "cdinspect",
                 "cdinspect-mcp",
+                "cdinspect-browse",
                 "cdi-example-store",
                 "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),

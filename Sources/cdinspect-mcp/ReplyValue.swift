@@ -25,19 +25,6 @@ extension Value {
     }
 }
 
-extension OutputValue {
-    /// The value with each transformable's archive decoded as JSON shows it, so that a row's
-    /// text and its MCP value are made from one decoding rather than one each.
-    var archivesDecoded: OutputValue {
-        switch self {
-        case .archive(_, let bytes): return OutputValue(archiveBytes: bytes)
-        case .array(let items): return .array(items.map(\.archivesDecoded))
-        case .object(let pairs): return .object(pairs.map { ($0.0, $0.1.archivesDecoded) })
-        default: return self
-        }
-    }
-}
-
 /// Sizes as they go out on the wire: the reply line holds a tool's text as a JSON string, so
 /// each quote and backslash in it takes one byte more.
 enum ReplyBytes {

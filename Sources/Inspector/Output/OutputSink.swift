@@ -4,6 +4,11 @@ import Foundation
 /// flushed after each command so another program can drive cdinspect line by line.
 public final class OutputSink {
     private let handle: FileHandle?
+    /// Where a forwarding sink's bytes go (a web response written as it is made); false back
+    /// means nobody reads any more, and later output is dropped.
+    private let forward: (([UInt8]) -> Bool)?
+    /// The forwarding target said it reads no more.
+    public private(set) var closed = false
     /// What a sink without a file handle has been given (a tool result of `cdinspect mcp`).
     public private(set) var collected: [UInt8] = []
     /// Bytes not yet written: raw memory, copied into with `memcpy`. Every field of every
@@ -30,6 +35,7 @@ public final class OutputSink {
     /// A file sink writes each time 64 KiB have gathered; a collecting sink grows instead.
     public init(handle: FileHandle, terminalWidth: Int? = nil) {
         self.handle = handle
+        forward = nil
         self.terminalWidth = terminalWidth
         byteLimit = nil
         capacity = 1 << 16
@@ -39,9 +45,20 @@ public final class OutputSink {
     /// A sink that keeps its output, for a caller that sends it on elsewhere.
     public init(collectingWithWidth terminalWidth: Int? = nil, byteLimit: Int? = nil) {
         handle = nil
+        forward = nil
         self.terminalWidth = terminalWidth
         self.byteLimit = byteLimit
         capacity = 256
+        storage = .allocate(capacity: capacity)
+    }
+
+    /// A sink that hands its output on in pieces of up to 64 KiB as it is written (and at
+    /// each flush), for a caller that sends it somewhere as it comes (a web download).
+    public init(forwarding: @escaping ([UInt8]) -> Bool) {
+        handle = nil
+        forward = forwarding
+        byteLimit = nil
+        capacity = 1 << 16
         storage = .allocate(capacity: capacity)
     }
 
@@ -63,7 +80,7 @@ public final class OutputSink {
             count = max(0, min(count, byteLimit - collected.count))
             if count + n <= capacity { return }
         }
-        if handle != nil {
+        if handle != nil || forward != nil {
             flush()
             if n <= capacity { return }
         }
@@ -203,6 +220,10 @@ public final class OutputSink {
     public func flush() {
         guard count > 0 else { return }
         defer { count = 0 }
+        if let forward {
+            if !closed { closed = !forward(Array(UnsafeBufferPointer(start: storage, count: count))) }
+            return
+        }
         guard let handle else {
             let kept = byteLimit.map { max(0, min(count, $0 - collected.count)) } ?? count
             if kept < count { overflowed = true }

@@ -125,3 +125,16 @@ extension OutputValue {
         return .object(nested)
     }
 }
+
+extension OutputValue {
+    /// The value with each transformable's archive decoded as JSON shows it, so that a row's
+    /// text and its MCP value are made from one decoding rather than one each.
+    public var archivesDecoded: OutputValue {
+        switch self {
+        case .archive(_, let bytes): return OutputValue(archiveBytes: bytes)
+        case .array(let items): return .array(items.map(\.archivesDecoded))
+        case .object(let pairs): return .object(pairs.map { ($0.0, $0.1.archivesDecoded) })
+        default: return self
+        }
+    }
+}

@@ -14,7 +14,7 @@ public enum ContextError: Error, CustomStringConvertible, Equatable {
     case objectDeleted(String)
     case badValue(entity: String, key: String, why: String)
     case readOnlyProperty(entity: String, key: String, why: String)
-    case validation([String])
+    case validation([ValidationFailure])
     case deleteDenied(object: String, relationship: String, destinations: Int)
     case mergeConflicts([MergeConflict])
     case notCoreData
@@ -43,7 +43,7 @@ public enum ContextError: Error, CustomStringConvertible, Equatable {
         case .badValue(let entity, let key, let why): return "\(entity).\(key): \(why)"
         case .readOnlyProperty(let entity, let key, let why): return "\(entity).\(key) cannot be set: \(why)"
         case .validation(let failures):
-            return "validation failed, nothing was saved: " + Self.list(failures)
+            return "validation failed, nothing was saved: " + Self.list(failures.map(\.description))
         case .deleteDenied(let object, let relationship, let n):
             return "cannot delete \(object): its relationship '\(relationship)' has the deny delete rule and "
                 + "still holds \(n) object\(n == 1 ? "" : "s")"

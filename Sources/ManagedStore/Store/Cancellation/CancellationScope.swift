@@ -58,7 +58,7 @@ public final class CancellationScope: @unchecked Sendable {
     }
 
     /// The scope of the calling thread, if it runs inside one.
-    static var current: CancellationScope? {
+    public static var current: CancellationScope? {
         guard let pointer = pthread_getspecific(key) else { return nil }
         return Unmanaged<CancellationScope>.fromOpaque(pointer).takeUnretainedValue()
     }

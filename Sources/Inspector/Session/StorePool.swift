@@ -1,11 +1,12 @@
 import Foundation
 import ManagedStore
 
-/// Open copies of the one store, so that tool calls run side by side: a connection serves
-/// one call at a time, and a slow call must not keep the others waiting. A copy is opened
-/// when calls overlap, up to `limit`; a call past that waits for one to come back.
-final class StorePool: @unchecked Sendable {
-    static let limit = 4
+/// Open copies of the one store, so that requests run side by side (the MCP server's tool
+/// calls, the web view's pages): a connection serves one request at a time, and a slow one
+/// must not keep the others waiting. A copy is opened when requests overlap, up to `limit`;
+/// a request past that waits for one to come back.
+public final class StorePool: @unchecked Sendable {
+    public static let limit = 4
     private let condition = NSCondition()
     // Read and written only while holding `condition`.
     private var idle: [PersistentStore]
@@ -13,14 +14,14 @@ final class StorePool: @unchecked Sendable {
     private let path: String
     private let options: PersistentStore.Options
 
-    init(_ first: PersistentStore) {
+    public init(_ first: PersistentStore) {
         idle = [first]
         path = first.path
         options = first.options
     }
 
     /// A store no other call uses, or nil when the call was stopped while it waited.
-    func borrow(for scope: CancellationScope) throws -> PersistentStore? {
+    public func borrow(for scope: CancellationScope) throws -> PersistentStore? {
         condition.lock()
         while idle.isEmpty && opened >= Self.limit {
             guard !scope.isCancelled else {
@@ -46,7 +47,7 @@ final class StorePool: @unchecked Sendable {
         }
     }
 
-    func giveBack(_ store: PersistentStore) {
+    public func giveBack(_ store: PersistentStore) {
         condition.withLock {
             idle.append(store)
             condition.signal()

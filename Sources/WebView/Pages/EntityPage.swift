@@ -1,0 +1,215 @@
+import Foundation
+import Inspector
+import ManagedStore
+
+/// `/Person`: an entity's objects as a grid. Columns are the attributes (a composite's by its
+/// elements), the to-one relationships as links and the to-many ones as counts. Paged by key
+/// (`fetch --after`), never by OFFSET: the hundredth page reads its own rows only. Sortable by
+/// any attribute (the column headers), filtered by a predicate (NSPredicate or Swift; an error
+/// shows its caret), with the count (bounded, then "10,000+"), the SQL one click away, and the
+/// query as CSV or JSON (`/Person.csv`, `/Person.json`).
+struct EntityPage {
+    let page: PageRequest
+    let entityName: String
+
+    static let defaultSize = 100
+    static let maximumSize = 1000
+    /// Counted up to this many; past it, the page says "10,000+" and counts all on request.
+    static let countLimit = 10_000
+
+    /// A column of the grid: its key (for `--keys`) and whether it is shown as a link to the
+    /// object instead of its value (bytes, which the object page previews).
+    struct Column {
+        let key: String
+        let heading: String
+        let sortable: Bool
+        let bytes: Bool
+    }
+
+    func response() throws -> WebResponse {
+        let entity = try page.entity(entityName)
+        let name = entity.name
+        let request = page.request
+        let predicate = request.query("where").flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
+        let sort = request.query("sort").flatMap { $0.isEmpty ? nil : $0 }
+        let after = request.query("after").flatMap { $0.isEmpty ? nil : $0 }
+        let size = try pageSize(request.query("size"))
+        let columns = Self.columns(of: entity, model: page.store.model)
+        // `--option=value`: a value that starts with a dash stays a value.
+        var filter: [String] = [name]
+        if let predicate { filter.append("--where=" + predicate) }
+        if let sort { filter.append("--sort=" + sort) }
+
+        if page.form == .csv { return download(filter) }
+
+        var objects: [OutputValue] = []
+        var more = false
+        var error: String?
+        var count: OutputValue = .null
+        var sql: OutputValue = .null
+        var warnings: [String] = []
+        do {
+            var fetch = try FetchCommand.parse(filter + ["--after=" + (after ?? "start"), "--limit", String(size + 1)])
+            fetch.shape.keyList.value = columns.filter { !$0.bytes }.map(\.key)
+            let fetched = try CommandAnswer.run(command: fetch, store: page.store)
+            warnings += fetched.warnings
+            objects = fetched.rows
+            more = objects.count > size
+            if more { objects.removeLast() }
+            let counted = try page.run(["fetch"] + filter + ["--as", "count", "--limit", String(Self.countLimit + 1)])
+            count = counted.json["count"] ?? .null
+            sql = try page.run(["explain"] + filter + ["--after=" + (after ?? "start"), "--limit", String(size + 1)]).json
+        } catch let failure as PredicateFormatError {
+            error = ExitStatus.message(for: failure)
+        } catch let failure as FetchError {
+            error = ExitStatus.message(for: failure)
+        } catch let failure as CommandError {
+            error = ExitStatus.message(for: failure)
+        }
+        let counted = count.intValue.map { Int($0) }
+        let countText = counted.map { $0 > Self.countLimit ? "\(Self.countLimit.formatted())+" : $0.formatted() } ?? ""
+        let next: String? = more ? objects.last?["objectID"]?.stringValue.flatMap { ValueView.shortID($0) } : nil
+        let value = OutputValue.object([
+            ("entity", .string(name)), ("where", predicate.map(OutputValue.string) ?? .null), ("sort", sort.map(OutputValue.string) ?? .null),
+            ("after", after.map(OutputValue.string) ?? .null), ("count", count), ("countLimited", .bool((counted ?? 0) > Self.countLimit)),
+            ("sql", sql), ("objects", .array(objects)), ("next", next.map(OutputValue.string) ?? .null),
+            ("error", error.map(OutputValue.string) ?? .null), ("warnings", .array(warnings.map(OutputValue.string))),
+        ])
+        let query = { (extra: [(String, String)]) -> [(String, String)] in
+            (predicate.map { [("where", $0)] } ?? []) + (sort.map { [("sort", $0)] } ?? []) + (size != Self.defaultSize ? [("size", String(size))] : []) + extra
+        }
+        return try page.answer(title: name, crumbs: [page.storeCrumb, (name, nil)], value: value, status: error == nil ? 200 : 400,
+                               attributes: [("data-live", "grid"), ("data-entity", name)]) {
+            var body: HTML = "<h1>\(name)</h1>"
+            if let parent = entity.superentityName { body += "<p class=\"muted\">A sub-entity of <a href=\"\(Paths.entity(parent))\">\(parent)</a>.</p>" }
+            let subs = page.store.model.subentities(of: name).map(\.name)
+            if !subs.isEmpty {
+                body += "<p class=\"muted\">Its objects include those of " + HTML.joined(subs.map { "<a href=\"\(Paths.entity($0))\">\($0)</a>" as HTML }, separator: ", ") + ".</p>"
+            }
+            body += """
+                <form class="query" method="get" action="\(Paths.entity(name))">
+                <label for="where">where</label> <input type="text" id="where" name="where" value="\(predicate ?? "")" placeholder="age &gt; 30 AND name BEGINSWITH &quot;d&quot;, or #Predicate&lt;\(name)&gt; { $0.age &gt; 30 }">
+                \(sort.map { "<input type=\"hidden\" name=\"sort\" value=\"\($0)\">" as HTML } ?? .empty)<button>Fetch</button>
+                </form>
+
+                """
+            if let error {
+                body += "<pre class=\"caret\" id=\"predicate-error\">\(error)</pre>"
+                return body
+            }
+            for warning in warnings { body += "<p class=\"warning\">\(warning)</p>" }
+            let countLink: HTML = (counted ?? 0) > Self.countLimit ? " <span class=\"muted\">(counting stops there)</span>" : .empty
+            body += "<p><span id=\"count\">\(countText)</span> object\(counted == 1 ? "" : "s")\(countLink)"
+            body += " · <a href=\"\(Paths.entity(name, query: query([]), form: .csv))\">CSV</a> · <a href=\"\(Paths.entity(name, query: query([]), form: .json))\">JSON</a></p>"
+            if case .object = sql {
+                body += "<details><summary>SQL</summary><pre>\(sql["sql"]?.text ?? "")</pre>"
+                let arguments = sql["arguments"]?.items ?? []
+                if !arguments.isEmpty { body += "<p class=\"muted\">bound: \(arguments.map(\.text).joined(separator: ", "))</p>" }
+                body += "</details>"
+            }
+            body += grid(objects, columns: columns, entity: name, sort: sort, query: query)
+            body += "<p class=\"pager\">"
+            if after != nil { body += "<a href=\"\(Paths.entity(name, query: query([])))\">first page</a>" }
+            if let next { body += "<a rel=\"next\" href=\"\(Paths.entity(name, query: query([("after", next)])))\">next \(size) ›</a>" }
+            body += "</p>"
+            return body
+        }
+    }
+
+    /// `size`: 1 to 1000, 100 when not given.
+    func pageSize(_ text: String?) throws -> Int {
+        guard let text else { return Self.defaultSize }
+        guard let size = Int(text), (1...Self.maximumSize).contains(size) else {
+            throw CommandError.usage("size takes a number of objects from 1 to \(Self.maximumSize)")
+        }
+        return size
+    }
+
+    /// The grid's columns: the stored attributes (binary ones as links to the object, which
+    /// previews them), the to-one relationships, the to-many ones' counts.
+    static func columns(of entity: EntityMapping, model: ManagedObjectModel) -> [Column] {
+        var columns: [Column] = []
+        for a in entity.storedAttributes {
+            let bytes = [.binaryData, .transformable, .codable].contains(a.attribute.type) && !a.attribute.holdsJSON
+            columns.append(Column(key: a.attribute.name, heading: a.attribute.name, sortable: !bytes, bytes: bytes))
+        }
+        for r in entity.relationships where !r.relationship.isTransient {
+            if r.relationship.isToMany {
+                columns.append(Column(key: r.relationship.name + ".@count", heading: r.relationship.name, sortable: false, bytes: false))
+            } else if case .foreignKey = r.storage {
+                columns.append(Column(key: r.relationship.name, heading: r.relationship.name, sortable: false, bytes: false))
+            }
+        }
+        return columns
+    }
+
+    func grid(_ objects: [OutputValue], columns: [Column], entity: String, sort: String?,
+              query: ([(String, String)]) -> [(String, String)]) -> HTML {
+        let current = sort.map { String($0.split(separator: ":").first ?? "") }
+        let descending = sort?.hasSuffix(":desc") == true
+        var head: HTML = "<tr><th>object</th>"
+        for column in columns {
+            if column.sortable {
+                let next = column.key == current && !descending ? column.key + ":desc" : column.key
+                let arrow = column.key == current ? (descending ? " ▾" : " ▴") : ""
+                let link = Paths.entity(entity, query: query([]).filter { $0.0 != "sort" } + [("sort", next)])
+                head += "<th><a class=\"\(column.key == current ? "sorted" : "")\" href=\"\(link)\">\(column.heading)\(arrow)</a></th>"
+            } else {
+                head += "<th>\(column.heading)</th>"
+            }
+        }
+        head += "</tr>"
+        var rows: [HTML] = []
+        for object in objects {
+            let id = object["objectID"]?.stringValue ?? ""
+            let short = ValueView.shortID(id)
+            let path = Paths.object(id) ?? "#"
+            var row: HTML = "<tr data-object=\"\(id)\"><td><a href=\"\(path)\">\(short)</a></td>"
+            for column in columns {
+                if column.bytes {
+                    row += "<td><a class=\"muted\" href=\"\(path)#\(column.key)\">bytes…</a></td>"
+                    continue
+                }
+                let value = Self.value(object, column.key)
+                row += "<td\(ValueView.isNumber(value) ? " class=\"num\"" as HTML : .empty)>\(ValueView.html(value))</td>"
+            }
+            rows.append(row + "</tr>")
+        }
+        if objects.isEmpty { return "<table>\(head)</table><p class=\"muted\">No object matches.</p>" }
+        return "<table class=\"grid\">\(head)\(rows)</table>"
+    }
+
+    /// The value of a column's key in a fetched record: a composite's element nested in its
+    /// composite (`address.city`), a count under its own key (`cars.@count`).
+    static func value(_ record: OutputValue, _ key: String) -> OutputValue {
+        if let direct = record[key] { return direct }
+        var current = record
+        for part in key.split(separator: ".") {
+            guard let next = current[String(part)] else { return .null }
+            current = next
+        }
+        return current
+    }
+
+    /// `/Person.csv`: the query's objects as CSV, written as they are read (fetch's writer).
+    func download(_ filter: [String]) -> WebResponse {
+        let site = page.site
+        let name = filter[0]
+        return WebResponse(status: 200, headers: [("Content-Type", "text/csv; charset=utf-8"),
+                                                  ("Content-Disposition", "attachment; filename=\"\(Self.fileName(name)).csv\"")],
+                           body: .stream { writer in
+                               try site.withStore { store in
+                                   let sink = OutputSink(forwarding: { bytes in (try? writer.write(bytes)) != nil })
+                                   let session = Session(store: store, format: .csv, output: sink, warn: { _ in }, note: { _ in }, runsOneCommand: true)
+                                   try session.run(try CommandTable.parse(["fetch"] + filter))
+                                   sink.flush()
+                                   if sink.closed { throw ClientGone() }
+                               }
+                           })
+    }
+
+    /// A file name made of an entity's name: letters, digits, `-` and `_` only.
+    static func fileName(_ name: String) -> String {
+        String(name.unicodeScalars.map { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" ? Character($0) : "_" })
+    }
+}

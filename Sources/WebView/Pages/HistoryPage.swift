@@ -1,0 +1,107 @@
+import Foundation
+import Inspector
+import ManagedStore
+
+/// `/history`: the persistent history's transactions over time as a chart, by author, bundle
+/// or context (`?by=`), and their list a hundred at a time (`?after=TOKEN`), each linked to its
+/// changes.
+struct HistoryPage {
+    let page: PageRequest
+    /// Transactions the chart counts.
+    static let charted = 10_000
+    static let listed = 100
+
+    func response() throws -> WebResponse {
+        guard page.store.schema.hasPersistentHistory else {
+            return try page.answer(title: "History", crumbs: [page.storeCrumb, ("history", nil)], value: .object([("transactions", .array([]))])) {
+                "<h1>History</h1><p class=\"muted\">The store keeps no persistent history: the app did not set NSPersistentHistoryTrackingKey.</p>"
+            }
+        }
+        let by = page.request.query("by") ?? "author"
+        guard ["author", "bundleID", "contextName", "processID"].contains(by) else {
+            throw CommandError.usage("by takes author, bundleID, contextName or processID")
+        }
+        let after = page.request.query("after").flatMap { $0.isEmpty ? nil : $0 }
+        if let after, Int64(after) == nil { throw CommandError.usage("after takes a transaction's token (a number)") }
+        let all = try page.run(["history"], rowLimit: Self.charted)
+        var list = try page.run(["history", "--limit", String(Self.listed + 1)] + (after.map { ["--after=" + $0] } ?? [])).rows
+        let more = list.count > Self.listed
+        if more { list.removeLast() }
+        let next = more ? list.last?["token"]?.intValue : nil
+        let value = OutputValue.object([("transactions", .array(list)), ("next", next.map(OutputValue.integer) ?? .null),
+                                        ("charted", .integer(Int64(all.rows.count))), ("chartedAll", .bool(!all.truncated))])
+        return try page.answer(title: "History", crumbs: [page.storeCrumb, ("history", nil)], value: value) {
+            var body: HTML = "<h1>History</h1>"
+            let points = all.rows.compactMap { row -> (Date, String, Int)? in
+                guard let time = row["timestamp"]?.text, let date = ISO8601.date(time) else { return nil }
+                let series = row[by].map { $0 == .null ? "(none)" : $0.text } ?? "(none)"
+                return (date, series, 1)
+            }
+            body += "<p>\(all.rows.count)\(all.truncated ? "+" : "") transactions, by "
+            body += HTML.joined(["author", "bundleID", "contextName", "processID"].map { key in
+                key == by ? "<strong>\(key)</strong>" : "<a href=\"\(Paths.history)?by=\(key)\">\(key)</a>"
+            }, separator: " · ") + ":</p>"
+            body += Charts.timeline(points.map { (time: $0.0, series: $0.1, count: $0.2) })
+            body += "<h2>Transactions</h2><table><tr><th>token</th><th>time</th><th>author</th><th>context</th><th>bundle</th><th>process</th><th>inserts</th><th>updates</th><th>deletes</th></tr>"
+            for t in list {
+                let token = t["token"]?.intValue ?? 0
+                body += "<tr><td><a href=\"\(Paths.transaction(token))\">\(token)</a></td><td>\(t["timestamp"]?.text ?? "")</td>"
+                for key in ["author", "contextName", "bundleID", "processID"] { body += "<td>\(ValueView.html(t[key] ?? .null))</td>" }
+                for key in ["inserts", "updates", "deletes"] { body += "<td class=\"num\">\(t[key]?.text ?? "")</td>" }
+                body += "</tr>"
+            }
+            body += "</table><p class=\"pager\">"
+            if after != nil { body += "<a href=\"\(Paths.history)\">first page</a>" }
+            if let next { body += "<a rel=\"next\" href=\"\(Paths.history)?after=\(next)\">next \(Self.listed) ›</a>" }
+            return body + "</p>"
+        }
+    }
+}
+
+/// `/history/TOKEN`: one transaction and its changes, each linked to its object.
+struct TransactionPage {
+    let page: PageRequest
+    let token: Int64
+    static let changesShown = 2000
+
+    func response() throws -> WebResponse {
+        guard page.store.schema.hasPersistentHistory else { throw PageNotFound(description: "The store keeps no persistent history.") }
+        let answer = try page.run(["history", "--changes", "--after=\(token - 1)"], rowLimit: Self.changesShown)
+        let rows = answer.rows.filter { ($0["transaction"]?["token"] ?? $0["token"])?.intValue == token }
+        guard let first = rows.first else { throw PageNotFound(description: "No transaction \(token) in the history.") }
+        let transaction = first["transaction"] ?? first
+        let changes = rows.compactMap { $0["change"] }
+        let truncated = answer.truncated && rows.count == answer.rows.count
+        let value = OutputValue.object(transaction.pairs.setting("changes", .array(changes)))
+        return try page.answer(title: "Transaction \(token)", crumbs: [page.storeCrumb, ("history", Paths.history), ("\(token)", nil)], value: value) {
+            var body: HTML = "<h1>Transaction \(token)</h1><dl class=\"record\">"
+            for (key, item) in transaction.pairs { body += "<dt>\(key)</dt><dd>\(ValueView.html(item))</dd>" }
+            body += "</dl><h2>Changes</h2><table><tr><th>type</th><th>object</th><th>updated</th><th>tombstone</th></tr>"
+            for change in changes {
+                let updated = (change["updated"]?.items ?? []).map(\.text).joined(separator: ", ")
+                body += "<tr><td>\(change["type"]?.text ?? "")</td><td>\(ValueView.html(change["objectID"] ?? .null))</td><td>\(updated)</td>"
+                    + "<td>\(ValueView.html(change["tombstone"] ?? .null))</td></tr>"
+            }
+            body += "</table>"
+            if truncated { body += "<p class=\"muted\">The first \(Self.changesShown) changes.</p>" }
+            return body
+        }
+    }
+}
+
+/// The history's timestamps (`2026-11-28T10:53:36.617Z`) as dates.
+enum ISO8601 {
+    // Made once: a formatter costs more to make than a thousand dates to read. Used by one
+    // page at a time (the lock), as formatters are not safe to share between threads.
+    nonisolated(unsafe) private static let withFraction: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
+    nonisolated(unsafe) private static let whole = ISO8601DateFormatter()
+    private static let lock = NSLock()
+
+    static func date(_ text: String) -> Date? {
+        lock.withLock { withFraction.date(from: text) ?? whole.date(from: text) }
+    }
+}
