@@ -18,7 +18,7 @@ ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 RELEASE := $(BUILD_PATH)/release
 
-INSTALLED := $(BINDIR)/cdinspect $(BINDIR)/cdinspect-mcp $(MANDIR)/cdinspect.1 \
+INSTALLED := $(BINDIR)/cdinspect $(BINDIR)/cdinspect-mcp $(BINDIR)/cdinspect-browse $(MANDIR)/cdinspect.1 \
 	$(BASHDIR)/cdinspect $(ZSHDIR)/_cdinspect $(FISHDIR)/cdinspect.fish
 
 ifeq ($(shell uname),Darwin)
@@ -65,7 +65,7 @@ endif
 
 install: build
 	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
-	install -m 755 $(RELEASE)/cdinspect $(RELEASE)/cdinspect-mcp $(BINDIR)/
+	install -m 755 $(RELEASE)/cdinspect $(RELEASE)/cdinspect-mcp $(RELEASE)/cdinspect-browse $(BINDIR)/
 	install -m 644 man/cdinspect.1 $(MANDIR)/
 	$(RELEASE)/cdinspect --generate-completion-script bash > $(BASHDIR)/cdinspect
 	$(RELEASE)/cdinspect --generate-completion-script zsh > $(ZSHDIR)/_cdinspect
@@ -105,7 +105,7 @@ dist:
 	rm -rf $(DISTDIR)/$(DIST_NAME) && mkdir -p $(DISTDIR)/$(DIST_NAME)
 	$(DIST_MAKE) install PREFIX=/ DESTDIR=$(abspath $(DISTDIR)/$(DIST_NAME))
 	install -m 644 LICENSE README.md SECURITY.md $(DISTDIR)/$(DIST_NAME)/
-	$(if $(DIST_STRIP),$(DIST_STRIP) $(DISTDIR)/$(DIST_NAME)/bin/cdinspect $(DISTDIR)/$(DIST_NAME)/bin/cdinspect-mcp)
+	$(if $(DIST_STRIP),$(DIST_STRIP) $(DISTDIR)/$(DIST_NAME)/bin/cdinspect $(DISTDIR)/$(DIST_NAME)/bin/cdinspect-mcp $(DISTDIR)/$(DIST_NAME)/bin/cdinspect-browse)
 	tar -C $(DISTDIR) -czf $(DISTDIR)/$(DIST_NAME).tar.gz $(DIST_NAME)
 	cd $(DISTDIR) && (command -v sha256sum >/dev/null && sha256sum $(DIST_NAME).tar.gz || shasum -a 256 $(DIST_NAME).tar.gz) \
 		> $(DIST_NAME).tar.gz.sha256

@@ -37,7 +37,7 @@ struct MCPSubcommand: ParsableCommand {
     var timeout: String?
 
     func run() throws {
-        guard let server = Self.serverPath() else {
+        guard let server = CompanionProgram.path("cdinspect-mcp") else {
             Diagnostics.error("the MCP server, cdinspect-mcp, is not installed beside cdinspect (build it: swift build --product cdinspect-mcp)")
             throw ExitCode(ExitStatus.failure)
         }
@@ -48,19 +48,5 @@ struct MCPSubcommand: ParsableCommand {
         execv(server, &argv)
         Diagnostics.error("cannot start \(server): \(String(cString: strerror(errno)))")
         throw ExitCode(ExitStatus.failure)
-    }
-
-    /// `cdinspect-mcp` in the folder of this executable (symbolic links resolved), else on PATH.
-    static func serverPath() -> String? {
-        let fm = FileManager.default
-        if let me = Bundle.main.executableURL?.resolvingSymlinksInPath() {
-            let beside = me.deletingLastPathComponent().appendingPathComponent("cdinspect-mcp").path
-            if fm.isExecutableFile(atPath: beside) { return beside }
-        }
-        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            let candidate = String(folder) + "/cdinspect-mcp"
-            if fm.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
     }
 }

@@ -16,5 +16,6 @@ final class ShippedProductsTests: XCTestCase {
         XCTAssertEqual(try holds("cdi-example-store"), [true])
         XCTAssertEqual(try holds("cdinspect"), [false])
         XCTAssertEqual(try holds("cdinspect-mcp"), [false])
+        XCTAssertEqual(try holds("cdinspect-browse"), [false])
     }
 }

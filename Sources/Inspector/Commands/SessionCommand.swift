@@ -69,6 +69,7 @@ public enum CommandTable {
         ImportCommand.self,
         SQLCommand.self,
         ModelCommand.self,
+        BrowseCommand.self,
     ]
 
     /// The commands of an overview group, in the table's order.

@@ -65,7 +65,7 @@ public enum StoreCreator {
             if tables[table] == nil { tableOrder.append(table); tables[table] = [] }
             guard !tables[table]!.contains(where: { $0.0 == column }) else { return }
             tables[table]!.append((column, type))
-            if index { indexes.append("CREATE INDEX \(SQL.identifier("\(table)_\(column)_INDEX")) ON \(table) (\(SQL.identifier(column)))") }
+            if index { indexes.append("CREATE INDEX \(SQL.identifier("\(table)_\(column)_INDEX")) ON \(SQL.identifier(table)) (\(SQL.identifier(column)))") }
         }
         let roots = model.entities.filter { $0.superentityName == nil }.sorted { $0.name < $1.name }
         var rowColumns: [String: [String: String]] = [:]
@@ -76,7 +76,7 @@ public enum StoreCreator {
                 addColumn(table, column, column == "Z_PK" ? "INTEGER PRIMARY KEY" : "INTEGER")
             }
             if model.entityTree(root.name).count > 1 {
-                indexes.append("CREATE INDEX \(table)_Z_ENT_INDEX ON \(table) (Z_ENT)")
+                indexes.append("CREATE INDEX \(SQL.identifier("\(table)_Z_ENT_INDEX")) ON \(SQL.identifier(table)) (Z_ENT)")
             }
         }
         func rowColumn(_ entity: String, _ property: String) -> String {
@@ -125,8 +125,8 @@ public enum StoreCreator {
                         if r.isOrdered && !reflexive { columns.append("Z_FOK_\(dest.dropFirst(2)) INTEGER") }
                         if inv.isOrdered && !reflexive { columns.append("Z_FOK_\(source.dropFirst(2)) INTEGER") }
                         columns.append("PRIMARY KEY (\(source), \(dest))")
-                        joinTables.append("CREATE TABLE \(name) ( \(columns.joined(separator: ", ")) )")
-                        indexes.append("CREATE INDEX \(name)_\(dest)_INDEX ON \(name) (\(dest), \(source))")
+                        joinTables.append("CREATE TABLE \(SQL.identifier(name)) ( \(columns.joined(separator: ", ")) )")
+                        indexes.append("CREATE INDEX \(SQL.identifier("\(name)_\(dest)_INDEX")) ON \(SQL.identifier(name)) (\(dest), \(source))")
                     } else {
                         let column = "Z\(ids[entity.name]!)" + r.name.uppercased()
                         addColumn(destinationTable, column, "INTEGER", index: true)
@@ -137,7 +137,7 @@ public enum StoreCreator {
         }
         var statements: [String] = []
         for table in tableOrder {
-            statements.append("CREATE TABLE \(table) ( " + tables[table]!.map { "\(SQL.identifier($0.0)) \($0.1)" }.joined(separator: ", ") + " )")
+            statements.append("CREATE TABLE \(SQL.identifier(table)) ( " + tables[table]!.map { "\(SQL.identifier($0.0)) \($0.1)" }.joined(separator: ", ") + " )")
         }
         // Uniqueness constraints as Core Data enforces them: a unique index, named as in the
         // stores it wrote (`Z_Book_UNIQUE_uniqueID`, CoreDataPlus; the name of one over several
@@ -149,7 +149,7 @@ public enum StoreCreator {
                     ColumnNaming.column(in: assigned, declaredBy: model.property(name, of: entity.name)?.declaredBy ?? entity.name, property: name)
                 }
                 guard columns.count == constraint.count, !columns.isEmpty else { continue }
-                indexes.append("CREATE UNIQUE INDEX \(SQL.identifier("Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"))) ON \(table(entity.name)) ("
+                indexes.append("CREATE UNIQUE INDEX \(SQL.identifier("Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"))) ON \(SQL.identifier(table(entity.name))) ("
                                + columns.map { "\(SQL.identifier($0)) COLLATE BINARY ASC" }.joined(separator: ", ") + ")")
             }
         }

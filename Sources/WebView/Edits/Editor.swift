@@ -68,7 +68,8 @@ final class Editor: @unchecked Sendable {
                 return [:]
             }
             let keys = (row["keys"]?.text ?? "").split(separator: ",").map(String.init)
-            guard let object = try? run(["get", short]), let record = object.rows.first ?? object.answer else { return [:] }
+            // `get` answers with an array of the one object.
+            guard let object = try? run(["get", short]), let record = object.rows.first ?? object.answer?.items.first else { return [:] }
             var values: [String: String] = [:]
             for key in keys { values[key] = EntityPage.value(record, key).text }
             return values

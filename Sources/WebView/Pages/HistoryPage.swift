@@ -66,7 +66,13 @@ struct TransactionPage {
 
     func response() throws -> WebResponse {
         guard page.store.schema.hasPersistentHistory else { throw PageNotFound(description: "The store keeps no persistent history.") }
-        let answer = try page.run(["history", "--changes", "--after=\(token - 1)"], rowLimit: Self.changesShown)
+        let answer: CommandAnswer
+        do {
+            answer = try page.run(["history", "--changes", "--after=\(token - 1)"], rowLimit: Self.changesShown)
+        } catch let failure as HistoryError {
+            // A token past the history's: no such transaction.
+            throw PageNotFound(description: "No transaction \(token) in the history: \(failure)")
+        }
         let rows = answer.rows.filter { ($0["transaction"]?["token"] ?? $0["token"])?.intValue == token }
         guard let first = rows.first else { throw PageNotFound(description: "No transaction \(token) in the history.") }
         let transaction = first["transaction"] ?? first

@@ -40,11 +40,37 @@ struct PageRequest {
     func answer(title: String, crumbs: [(String, String?)], value: OutputValue, status: Int = 200,
                 attributes: [(String, String)] = [], body: () throws -> HTML) throws -> WebResponse {
         switch form {
-        case .json: return .json(value.jsonText + "\n", status: status)
+        case .json:
+            // Bounded as the pages are: a 20 MB text is cut, and the twin says how many were.
+            var cut = 0
+            var bounded = Self.bounded(value, &cut)
+            if cut > 0, case .object(let pairs) = bounded { bounded = .object(pairs + [("valuesCut", .integer(Int64(cut)))]) }
+            return .json(bounded.jsonText + "\n", status: status)
         case .csv: throw PageNotFound(description: "This page has no CSV form; a grid's has (/Entity.csv).")
         case .html:
             return .html(layout.page(title: title, crumbs: crumbs, twin: Paths.twin(request.path, query: queryString), body: try body(),
                                      attributes: attributes), status: status)
+        }
+    }
+
+    /// A JSON twin's text values are cut at this many characters (bytes at as many bytes).
+    static let twinValueLimit = 256 << 10
+
+    /// `value` with every text and bytes past `twinValueLimit` cut, counted in `cut`.
+    static func bounded(_ value: OutputValue, _ cut: inout Int) -> OutputValue {
+        switch value {
+        case .string(let s) where s.utf8.count > twinValueLimit:
+            cut += 1
+            return .string(String(s.prefix(twinValueLimit)) + "…")
+        case .data(let bytes) where bytes.count > twinValueLimit:
+            cut += 1
+            return .data(Array(bytes.prefix(twinValueLimit)))
+        case .json(let bytes) where bytes.count > twinValueLimit:
+            cut += 1
+            return .string(String(decoding: bytes.prefix(twinValueLimit), as: UTF8.self) + "…")
+        case .array(let items): return .array(items.map { bounded($0, &cut) })
+        case .object(let pairs): return .object(pairs.map { ($0.0, bounded($0.1, &cut)) })
+        default: return value
         }
     }
 

@@ -141,6 +141,8 @@ public final class Site: @unchecked Sendable {
             status = 404
         } else if error is PageNotFound {
             status = 404
+        } else if let blob = error as? BlobHead.Failure {
+            if case .noSuchObject = blob { status = 404 } else { status = 400 }
         }
         if form == .json { return .json(OutputValue.object([("error", .string(message))]).jsonText + "\n", status: status) }
         return Refusals.page(status, message)
