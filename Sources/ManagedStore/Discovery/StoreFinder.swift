@@ -145,11 +145,12 @@ struct FirstPage {
     let tableNames: Set<String>?
 
     static func read(_ path: String) -> FirstPage? {
-        // O_NONBLOCK: a named pipe among the files would otherwise hold the search until
-        // something wrote to it.
-        let fd = open(path, O_RDONLY | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        // A store this process has open is read through its kept descriptor: closing
+        // another would drop SQLite's locks (see `HeldDescriptors`).
+        HeldDescriptors.reading(path) { read(fd: $0, path: path) } ?? nil
+    }
+
+    private static func read(fd: Int32, path: String) -> FirstPage? {
         var header = [UInt8](repeating: 0, count: 100)
         guard pread(fd, &header, 100, 0) == 100, header.starts(with: Array("SQLite format 3\0".utf8)) else { return nil }
         let raw = Int(header[16]) << 8 | Int(header[17])

@@ -20,6 +20,8 @@ public final class LiveFeed: @unchecked Sendable {
     private var listeners: [Int: Listener] = [:]
     private var nextID = 0
     private var follower: CancellationScope?
+    /// The follower has read the store as it is: what commits from now on is reported.
+    private var ready = false
     private var stopped = false
 
     private struct Listener {
@@ -58,15 +60,29 @@ public final class LiveFeed: @unchecked Sendable {
         guard let id else { return Refusals.page(503, "Too many pages are following the store; close some.") }
         return WebResponse(status: 200, headers: [("Content-Type", "text/event-stream; charset=utf-8")], body: .stream { [self] writer in
             defer { leave(id) }
+            // Open once the follower has its starting point: a change made after the page
+            // saw the stream open is never taken for the store as it was.
+            condition.withLock {
+                let deadline = Date(timeIntervalSinceNow: 10)
+                while !ready, !stopped, condition.wait(until: deadline) {}
+            }
             try writer.write(Array("retry: 3000\n: following the store\n\n".utf8))
+            var quiet: TimeInterval = 0
             while true {
-                let (events, overflowed, done) = next(id, within: Self.heartbeat)
+                // Short waits: a page that went away (its connection closed, the scope cancelled)
+                // leaves at once, not at the next heartbeat.
+                let (events, overflowed, done) = next(id, within: 0.25)
                 if done || scope.isCancelled { return }
                 if overflowed { try writer.write(Array("event: resync\ndata: {}\n\n".utf8)) }
                 if events.isEmpty && !overflowed {
-                    try writer.write(Array(": still following\n\n".utf8))
+                    quiet += 0.25
+                    if quiet >= Self.heartbeat {
+                        quiet = 0
+                        try writer.write(Array(": still following\n\n".utf8))
+                    }
                     continue
                 }
+                quiet = 0
                 for event in events { try writer.write(Array("event: change\ndata: \(event)\n\n".utf8)) }
             }
         })
@@ -95,6 +111,7 @@ public final class LiveFeed: @unchecked Sendable {
             if listeners.isEmpty {
                 follower?.cancel()
                 follower = nil
+                ready = false
             }
         }
     }
@@ -131,7 +148,13 @@ public final class LiveFeed: @unchecked Sendable {
                 guard let store = try? PersistentStore(path: path, options: options) else { return }
                 defer { store.close() }
                 scope.watch(store.reader)
-                let session = Session(store: store, format: .json, output: sink, warn: { _ in }, note: { _ in }, runsOneCommand: true)
+                // watch says when it follows (its note): from then on every commit is reported.
+                let session = Session(store: store, format: .json, output: sink, warn: { _ in }, note: { _ in
+                    self.condition.withLock {
+                        if self.follower === scope { self.ready = true }
+                        self.condition.broadcast()
+                    }
+                }, runsOneCommand: true)
                 _ = try? session.run(WatchCommand.parse(["--format", "json"]))
             }
         }

@@ -91,7 +91,11 @@ public struct AccessGate: Sendable {
         if let site = request.header("sec-fetch-site"), site != "same-origin", site != "none" {
             return Refusals.page(403, "A change must come from this server's own pages (Sec-Fetch-Site: \(site)).")
         }
-        if let origin = request.header("origin"), !["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"].contains(origin.lowercased()) {
+        // `Origin: null` comes from a page whose referrer policy hides its origin: trusted only
+        // where the browser says the request is from this same origin.
+        let sameOrigin = request.header("sec-fetch-site") == "same-origin"
+        if let origin = request.header("origin"), !(origin == "null" && sameOrigin),
+           !["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"].contains(origin.lowercased()) {
             return Refusals.page(403, "A change must come from this server's own pages, not from \(origin).")
         }
         guard let given = request.field("csrf"), Self.same(given, csrfToken) else {

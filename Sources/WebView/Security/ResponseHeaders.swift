@@ -1,6 +1,6 @@
 /// Headers every response carries: a Content-Security-Policy that lets a page load nothing
 /// but this server's own stylesheet, script and images (no inline script, no other origin, no
-/// frames), no content sniffing, no referrer, no caching of a store's content, and no CORS
+/// frames), no content sniffing, no referrer to another origin, no caching of a store's content, and no CORS
 /// header at all.
 enum ResponseHeaders {
     static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -9,7 +9,9 @@ enum ResponseHeaders {
     static let all: [(name: String, value: String)] = [
         ("Content-Security-Policy", contentSecurityPolicy),
         ("X-Content-Type-Options", "nosniff"),
-        ("Referrer-Policy", "no-referrer"),
+        // Same-origin: another site learns no address of this one, and a form of this one
+        // still sends its own Origin (with no-referrer, a browser sends `Origin: null`).
+        ("Referrer-Policy", "same-origin"),
         ("Cache-Control", "no-store"),
         ("X-Frame-Options", "DENY"),
         ("Cross-Origin-Opener-Policy", "same-origin"),

@@ -13,7 +13,7 @@ public enum Route: Equatable, Sendable {
     case members(entity: String, key: Int64, relationship: String)
     case model, history, doctor, changes
     case transaction(Int64)
-    case login, events, stylesheet, script
+    case login, events, stylesheet, script, favicon
     case blob(entity: String, key: Int64, attribute: String)
     case edit, save, discard, acknowledge
 
@@ -46,6 +46,7 @@ public enum Route: Equatable, Sendable {
         case 0: return form == .html ? (.store, .html) : nil
         default: break
         }
+        if segments == ["favicon.ico"] { return (.favicon, .html) }
         if segments[0] == "-" {
             switch Array(segments.dropFirst()) {
             case ["login"]: return (.login, .html)

@@ -92,6 +92,7 @@ public final class Site: @unchecked Sendable {
         case .stylesheet: return WebResponse(contentType: "text/css; charset=utf-8", bytes: Array(Stylesheet.text.utf8))
         case .script: return WebResponse(contentType: "text/javascript; charset=utf-8", bytes: Array(Script.text.utf8))
         case .events: return live.subscribe(scope: scope)
+        case .favicon: return WebResponse(status: 204)
         default: break
         }
         return scope.run {

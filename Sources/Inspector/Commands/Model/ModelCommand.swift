@@ -201,9 +201,7 @@ public struct ModelCommand: SessionCommand {
         if trimmed.hasSuffix(".xcdatamodeld") || trimmed.hasSuffix(".xcdatamodel") || trimmed.hasSuffix("/contents") || trimmed == "contents" {
             return true
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 64)) ?? Data()
+        guard let head = StoreFile.leadingBytes(of: path, count: 64) else { return false }
         return String(decoding: head, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<?xml")
     }
 

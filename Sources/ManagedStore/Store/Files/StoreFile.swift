@@ -31,6 +31,16 @@ public struct StoreFile: Sendable {
         return stat(path, &info) == 0 ? info : nil
     }
 
+    /// The first `count` bytes of the file at `path` (fewer when it is shorter), read without
+    /// dropping the locks SQLite holds on it in this process (see `HeldDescriptors`).
+    public static func leadingBytes(of path: String, count: Int) -> [UInt8]? {
+        HeldDescriptors.reading(path) { fd -> [UInt8] in
+            var bytes = [UInt8](repeating: 0, count: count)
+            let read = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, 0) }
+            return Array(bytes.prefix(max(0, read)))
+        }
+    }
+
     /// The file a path names now (device and inode), to notice it deleted or replaced.
     static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
         status(path).map { (UInt64($0.st_dev), UInt64($0.st_ino)) }
@@ -46,13 +56,10 @@ public struct StoreFile: Sendable {
         // One stat answers whether the file exists, whether it is a folder, and its size.
         guard let info = StoreFile.status(path) else { throw StoreError.notFound(path: path) }
         guard info.st_mode & S_IFMT != S_IFDIR else { throw StoreError.isDirectory(path: path) }
-        // open(2) and pread(2), not a FileHandle: the header is 100 bytes, and Foundation's
-        // file handles cost more to set up than reading them does. O_NONBLOCK keeps a named
-        // pipe given as the store from hanging here until something writes to it; its
-        // pread then fails, and it is no SQLite file.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { throw StoreError.permissionDenied(path: path) }
-        defer { close(descriptor) }
+        // pread(2), not a FileHandle: the header is 100 bytes, and Foundation's file handles
+        // cost more to set up than reading them does. The descriptor stays open: closing it
+        // would drop SQLite's locks on the file (see `HeldDescriptors`).
+        guard let descriptor = HeldDescriptors.kept(path) else { throw StoreError.permissionDenied(path: path) }
         var buffer = [UInt8](repeating: 0, count: 100)
         let read = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 100, 0) }
         let header = Array(buffer.prefix(max(0, read)))

@@ -1,0 +1,228 @@
+import Foundation
+import XCTest
+
+/// `cdinspect browse` in headless Chromium, as a person meets it: by links alone, with the
+/// predicate box, an edit and Save, a page following another process's save, a store whose
+/// values are hostile markup; and the requests a web view must refuse, sent raw. Screenshots
+/// of the main pages are kept in `.build/browser-screenshots` (looked at, never compared).
+final class BrowserTests: XCTestCase {
+    var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = try Fixtures.temporaryDirectory(self)
+    }
+
+    static var screenshots: URL {
+        let url = Fixtures.packageRoot.appendingPathComponent(".build/browser-screenshots")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    func keep(_ browser: WebDriver, _ name: String) throws {
+        try browser.screenshot().write(to: Self.screenshots.appendingPathComponent(name + ".png"))
+    }
+
+    /// The console's errors (a script that failed, a resource that did not load).
+    func errors(_ browser: WebDriver) throws -> [String] {
+        try browser.console().filter { ($0["level"] as? String) == "SEVERE" }.map { "\($0["message"] ?? "")" }
+    }
+
+    func testANewUsersWalk() throws {
+        let browser = try WebDriver()
+        defer { browser.quit() }
+        let store = try Fixtures.exampleStore(in: folder).path
+        let server = try BrowseServer(store)
+        defer { server.stop() }
+        try browser.go(server.url)
+        XCTAssertEqual(try browser.url, server.page("/"), "the login goes on to the store's page, the token out of the address bar")
+        XCTAssertEqual(try browser.text("h1"), "People.sqlite")
+        try keep(browser, "store")
+        // Store → entity → object → related object → back.
+        try browser.click("a[href='/Person']")
+        XCTAssertEqual(try browser.url, server.page("/Person"))
+        XCTAssertEqual(try browser.text("#count"), "50")
+        try keep(browser, "grid")
+        try browser.click("table.grid tr[data-object$='/Person/p3'] td a")
+        XCTAssertEqual(try browser.url, server.page("/Person/p3"))
+        try keep(browser, "object")
+        try browser.click("a[href='/Car/p3']")
+        XCTAssertEqual(try browser.url, server.page("/Car/p3"))
+        try browser.click("dd[data-key='owner'] a")
+        XCTAssertEqual(try browser.url, server.page("/Person/p3"))
+        try browser.back()
+        XCTAssertEqual(try browser.url, server.page("/Car/p3"))
+        // The model, history and doctor pages, from the navigation.
+        try browser.click("nav.site a[href='/model']")
+        XCTAssertNotNil(try browser.element("#diagram"))
+        try keep(browser, "model")
+        try browser.click("nav.site a[href='/doctor']")
+        XCTAssertEqual(try browser.text("#verdict"), "no problem found")
+        try keep(browser, "doctor")
+        try browser.click("nav.site a[href='/history']")
+        XCTAssertNotNil(try browser.element("h1"))
+
+        // The predicate box, in both syntaxes, and an error with its caret.
+        try browser.go(server.page("/Person"))
+        try browser.type("#where", "age > 70")
+        try browser.follow("form.query button")
+        let count = try browser.text("#count") ?? ""
+        XCTAssertNotEqual(count, "50")
+        XCTAssertFalse(count.isEmpty)
+        try browser.type("#where", "#Predicate<Person> { $0.age! > 70 }")
+        try browser.follow("form.query button")
+        XCTAssertEqual(try browser.text("#count"), count)
+        try browser.type("#where", "age >> 3")
+        try browser.follow("form.query button")
+        let error = try browser.text("#predicate-error") ?? ""
+        XCTAssertTrue(error.contains("predicate syntax error at column 6") && error.contains("^"), error)
+        try keep(browser, "predicate-error")
+        XCTAssertEqual(try errors(browser).filter { !$0.contains("400") }, [])
+    }
+
+    func testAnEditAndSaveReachTheStoreAndItsHistory() throws {
+        let browser = try WebDriver()
+        defer { browser.quit() }
+        let store = try Fixtures.exampleStore(in: folder, history: true).path
+        let server = try BrowseServer(store, ["--write"])
+        defer { server.stop() }
+        try browser.go(server.login("/Person/p3"))
+        try browser.type("dd[data-key='age'] input.value", "42")
+        try browser.follow("dd[data-key='age'] form.edit button")
+        XCTAssertEqual(try browser.text("dd[data-key='age'] .pending-value code"), "42")
+        XCTAssertEqual(try CLI.run(["fetch", store, "Person", "--where", "SELF == 'Person/p3'", "--keys", "age", "--format", "csv"])
+            .stdout.split(separator: "\n").last.map(String.init)?.hasSuffix(",42"), false)
+        try keep(browser, "edit")
+        try browser.follow("section.pending form[action='/-/save'] button")
+        let source = try browser.source
+        XCTAssertTrue((try browser.text("#outcome") ?? "").hasPrefix("Saved"), source)
+        let fetched = try CLI.run(["fetch", store, "Person", "--where", "SELF == 'Person/p3'", "--keys", "age", "--format", "csv"])
+        XCTAssertEqual(fetched.stdout.split(separator: "\n").last.map(String.init)?.hasSuffix(",42"), true, fetched.stdout)
+        let history = try XCTUnwrap(CLI.json(["history", store, "--format", "json"]) as? [[String: Any]])
+        XCTAssertEqual(history.last?["author"] as? String, "cdinspect-browse")
+        XCTAssertEqual(history.last?["updates"] as? Int, 1)
+    }
+
+    func testAPageFollowsAnotherProcesssSave() throws {
+        let browser = try WebDriver()
+        defer { browser.quit() }
+        let store = try Fixtures.exampleStore(in: folder).path
+        let server = try BrowseServer(store)
+        defer { server.stop() }
+        try browser.go(server.login("/Person/p3"))
+        XCTAssertTrue(try browser.wait(10) { try browser.attribute("body", "data-live-open") == "1" }, "the live events never opened")
+        let saved = try CLI.run([store, "-c", "update Person/p3 age=99", "-c", "save"])
+        XCTAssertEqual(saved.status, 0, saved.stderr)
+        let followed = try browser.wait(15) { try browser.text("dd[data-key='age']")?.hasPrefix("99") == true }
+        let page = try browser.source
+        XCTAssertTrue(followed, page)
+        XCTAssertEqual(try browser.attribute("dd[data-key='age']", "class"), "changed")
+        try keep(browser, "live")
+        // The store's page counts follow an insert.
+        try browser.go(server.page("/"))
+        XCTAssertTrue(try browser.wait(10) { try browser.attribute("body", "data-live-open") == "1" })
+        let inserted = try CLI.run([store, "-c", "insert Tag name=new", "-c", "save"])
+        XCTAssertEqual(inserted.status, 0, inserted.stderr)
+        let counted = try browser.wait(15) { try browser.text("[data-count='Tag']") == "5" }
+        let store2 = try browser.source
+        XCTAssertTrue(counted, store2)
+        XCTAssertEqual(try errors(browser), [])
+    }
+
+    /// Values and names that are markup show as text: an injected script would set a marker
+    /// that stays unset, and the console stays quiet.
+    func testAHostileStoreRunsNoScript() throws {
+        let browser = try WebDriver()
+        defer { browser.quit() }
+        let store = try Fixtures.exampleStore(in: folder).path
+        try SQLiteShell.run(store, """
+            UPDATE ZPERSON SET ZNAME = '<script>window.__pwned=1</script>' WHERE Z_PK = 1;
+            UPDATE ZPERSON SET ZNAME = '"><img src=x onerror="window.__pwned=1">' WHERE Z_PK = 2;
+            UPDATE ZPERSON SET ZNAME = printf('%.*c', 20000000, 'x') WHERE Z_PK = 3;
+            UPDATE ZPERSON SET ZPHOTO = x'01' || zeroblob(100000000) WHERE Z_PK = 4;
+            UPDATE ZPERSON SET ZHOMEPAGE = 'javascript:window.__pwned=1' WHERE Z_PK = 5;
+            UPDATE ZCAR SET ZPLATE = '</td></tr></table><script>window.__pwned=1</script>' WHERE Z_PK = 1;
+            UPDATE ZTAG SET ZNAME = '<svg onload="window.__pwned=1">' WHERE Z_PK = 1;
+            """)
+        let server = try BrowseServer(store)
+        defer { server.stop() }
+        try browser.go(server.url)
+        for path in ["/", "/Person", "/Person?sort=name", "/Person/p1", "/Person/p2", "/Person/p3", "/Person/p4", "/Person/p5", "/Car", "/Car/p1",
+                     "/Tag", "/Tag/p1", "/Tag/p1/people", "/model", "/doctor"] {
+            try browser.go(server.page(path))
+            XCTAssertEqual(try browser.execute("return window.__pwned === undefined") as? Bool, true, "\(path) ran an injected script")
+            XCTAssertEqual(try errors(browser), [], path)
+        }
+        try browser.go(server.page("/Person/p1"))
+        XCTAssertEqual(try browser.text("dd[data-key='name']"), "<script>window.__pwned=1</script>")
+        try keep(browser, "hostile")
+    }
+
+    /// What a web view must refuse, sent raw; the server answers each and goes on serving.
+    func testRequestsTheServerMustRefuse() throws {
+        let store = try Fixtures.exampleStore(in: folder).path
+        let server = try BrowseServer(store, ["--write"])
+        defer { server.stop() }
+        let host = "Host: 127.0.0.1:\(server.port)\r\n"
+        let cookie = "Cookie: cdinspect-browse-\(server.port)=\(server.token)\r\n"
+        func get(_ target: String, _ headers: String) -> Int? { server.raw(Array("GET \(target) HTTP/1.1\r\n\(headers)Connection: close\r\n\r\n".utf8)).status }
+        XCTAssertEqual(get("/", host + cookie), 200)
+        XCTAssertEqual(get("/", host), 401, "no token")
+        XCTAssertEqual(get("/", "Host: evil.example:\(server.port)\r\n" + cookie), 403, "a foreign Host")
+        XCTAssertEqual(get("/", "Host: evil.example\r\n" + cookie), 403)
+        XCTAssertEqual(get("/..%2F..%2Fetc%2Fpasswd", host + cookie), 400, "percent-encoded traversal")
+        XCTAssertEqual(get("/../../etc/passwd", host + cookie), 400, "plain traversal")
+        // A cross-site POST with the cookie, and one without the form's token.
+        let body = "csrf=x&object=Person%2Fp1&key=age&value=1"
+        let post = "POST /-/edit HTTP/1.1\r\n\(host)\(cookie)Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n"
+        XCTAssertEqual(server.raw(Array((post + "Origin: https://evil.example\r\nSec-Fetch-Site: cross-site\r\nConnection: close\r\n\r\n" + body).utf8)).status, 403)
+        XCTAssertEqual(server.raw(Array((post + "Sec-Fetch-Site: same-origin\r\nConnection: close\r\n\r\n" + body).utf8)).status, 403)
+        // A 200 KB URL, a 1 MB header, a malformed request line: 4xx or a closed connection.
+        let long = get("/" + String(repeating: "a", count: 200_000), host + cookie)
+        XCTAssertTrue(long == nil || (400..<500).contains(long ?? 0), "\(String(describing: long))")
+        let huge = get("/", host + cookie + "X-Filler: " + String(repeating: "b", count: 1 << 20) + "\r\n")
+        XCTAssertTrue(huge == nil || (400..<500).contains(huge ?? 0), "\(String(describing: huge))")
+        let garbage = server.raw(Array("NOT HTTP AT ALL\r\n\r\n".utf8)).status
+        XCTAssertTrue(garbage == nil || (400..<500).contains(garbage ?? 0))
+        let large = server.raw(Array((post.replacingOccurrences(of: "Content-Length: \(body.utf8.count)", with: "Content-Length: \(3 << 20)")
+                                      + "Connection: close\r\n\r\n" + String(repeating: "z", count: 3 << 20)).utf8)).status
+        XCTAssertTrue(large == nil || large == 413, "\(String(describing: large))")
+        // Still serving, and nothing reached the store.
+        XCTAssertEqual(get("/Person", host + cookie), 200)
+        XCTAssertEqual(try CLI.run(["count", store, "Person", "--where", "age == 1"]).stdout, "0\n")
+    }
+
+    /// Every genuine store: the first grid page of every entity and its first object answer
+    /// 200 and render in Chromium without a script error; the model page shows a diagram.
+    func testEveryFixtureRendersInChromium() throws {
+        let browser = try WebDriver()
+        defer { browser.quit() }
+        let stores = try Fixtures.everyStore
+        for (i, relative) in stores.enumerated() {
+            let work = folder.appendingPathComponent("f\(i)")
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            let store = try Fixtures.copy(relative, into: work).path
+            let server = try BrowseServer(store)
+            defer { server.stop() }
+            let host = "Host: 127.0.0.1:\(server.port)\r\nCookie: cdinspect-browse-\(server.port)=\(server.token)\r\n"
+            func status(_ path: String) -> Int? { server.raw(Array("GET \(path) HTTP/1.1\r\n\(host)Connection: close\r\n\r\n".utf8), timeout: 60).status }
+            try browser.go(server.url)
+            XCTAssertEqual(try errors(browser), [], relative)
+            let entities = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(try CLI.run(["entities", store, "--format", "json"]).stdout.utf8)) as? [[String: Any]])
+            for entity in entities.compactMap({ $0["name"] as? String }) {
+                let grid = "/" + (entity.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? entity)
+                XCTAssertEqual(status(grid), 200, "\(relative) \(grid)")
+                try browser.go(server.page(grid))
+                XCTAssertEqual(try errors(browser), [], "\(relative) \(grid)")
+                if let first = try browser.attribute("table.grid tr[data-object] td a", "href") {
+                    let path = first.hasPrefix("http") ? String(first.dropFirst("http://127.0.0.1:\(server.port)".count)) : first
+                    XCTAssertEqual(status(path), 200, "\(relative) \(path)")
+                    try browser.go(server.page(path))
+                    XCTAssertEqual(try errors(browser), [], "\(relative) \(path)")
+                }
+            }
+            try browser.go(server.page("/model"))
+            XCTAssertNotNil(try browser.element("#diagram svg, pre#diagram"), "\(relative): no diagram")
+            XCTAssertEqual(try errors(browser), [], "\(relative) /model")
+        }
+    }
+}
