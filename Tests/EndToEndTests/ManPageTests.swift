@@ -67,7 +67,7 @@ final class ManPageTests: XCTestCase {
 
     func testSectionsTheIssueAsksFor() {
         for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "COMMANDS", "PREDICATES", "QUERY GENERATIONS",
-                        "SQL DEBUG OUTPUT", "FILES", "ENVIRONMENT", "EXIT STATUS", "EXAMPLES", "MCP SERVER", "SAFETY"] {
+                        "SQL DEBUG OUTPUT", "FILES", "ENVIRONMENT", "EXIT STATUS", "EXAMPLES", "MCP SERVER", "WEB VIEW", "SAFETY"] {
             XCTAssertTrue(manual.contains(".SH \"\(section)\"") || manual.contains(".SH \(section)\n"), "no \(section) section")
         }
     }
