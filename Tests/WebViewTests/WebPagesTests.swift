@@ -66,6 +66,21 @@ final class WebPagesTests: XCTestCase {
 
     /// The grid's pages, followed by their next links, give every object once, in order, for
     /// a sort with ties and one with nils; the twin gives what `fetch --format json` gives.
+    /// A binary column shows each value's length, and nil for none, as the object page does.
+    func testTheGridShowsABinaryValuesLengthOrNil() throws {
+        let site = try SiteHarness { path in
+            try SiteHarness.sqlite(path, "UPDATE ZPERSON SET ZPHOTO = zeroblob(1234) WHERE Z_PK = 1; UPDATE ZPERSON SET ZPHOTO = NULL WHERE Z_PK = 3;")
+        }
+        let page = try XCTUnwrap(try site.json("/Person.json?size=3") as? [String: Any])
+        let objects = try XCTUnwrap(page["objects"] as? [[String: Any]])
+        XCTAssertEqual((objects.first?["photo"] as? [String: Any])?["length"] as? Int, 1234)
+        XCTAssertTrue(objects.last?["photo"] is NSNull, "\(objects.last ?? [:])")
+        let grid = SiteHarness.text(site.get("/Person?size=3"))
+        XCTAssertTrue(grid.contains("<a class=\"muted\" href=\"/Person/p1#photo\">1,234 bytes</a>"), grid)
+        let third = try XCTUnwrap(grid.range(of: "data-object=\"x-coredata://5E1F4C6B-2D8A-4B7E-9C3D-0A1B2C3D4E5F/Person/p3\""))
+        XCTAssertFalse(grid[third.lowerBound...].prefix(2000).contains("/Person/p3#photo"), grid)
+    }
+
     func testTheGridWalksTheWholeEntityByKey() throws {
         let site = try SiteHarness()
         for sort in ["age", "homepage:desc", ""] {

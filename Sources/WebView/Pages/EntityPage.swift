@@ -56,6 +56,7 @@ struct EntityPage {
             objects = fetched.rows
             more = objects.count > size
             if more { objects.removeLast() }
+            objects = try objects.map { try withLengths($0, columns) }
             let counted = try page.run(["fetch"] + filter + ["--as", "count", "--limit", String(Self.countLimit + 1)])
             count = counted.json["count"] ?? .null
             sql = try page.run(["explain"] + filter + ["--after=" + (after ?? "start"), "--limit", String(size + 1)]).json
@@ -167,7 +168,9 @@ struct EntityPage {
             var row: HTML = "<tr data-object=\"\(id)\"><td><a href=\"\(path)\">\(short)</a></td>"
             for column in columns {
                 if column.bytes {
-                    row += "<td><a class=\"muted\" href=\"\(path)#\(column.key)\">bytes…</a></td>"
+                    let length = object[column.key]?["length"]?.intValue
+                    row += length.map { "<td class=\"num\"><a class=\"muted\" href=\"\(path)#\(column.key)\">\(Int($0).formatted()) bytes</a></td>" as HTML }
+                        ?? "<td>\(ValueView.html(.null))</td>"
                     continue
                 }
                 let value = Self.value(object, column.key)
@@ -177,6 +180,18 @@ struct EntityPage {
         }
         if objects.isEmpty { return "<table>\(head)</table><p class=\"muted\">No object matches.</p>" }
         return "<table class=\"grid\">\(head)\(rows)</table>"
+    }
+
+    /// `record` with each binary column's length (`{"length": N}`, or nil), read without
+    /// reading the bytes (`BlobHead` with none of them): a grid of photos reads no photo.
+    func withLengths(_ record: OutputValue, _ columns: [Column]) throws -> OutputValue {
+        guard case .object(var pairs) = record, let uri = record["objectID"]?.stringValue, let parsed = ObjectID.parse(uri) else { return record }
+        let id = ObjectID(storeUUID: page.store.uuid, entityName: parsed.entityName, primaryKey: parsed.primaryKey)
+        for column in columns where column.bytes {
+            let head = try BlobHead.read(id, key: column.key, bytes: 0, store: page.store)
+            pairs.append((column.key, head.map { .object([("length", .integer(Int64($0.length)))]) } ?? .null))
+        }
+        return .object(pairs)
     }
 
     /// The value of a column's key in a fetched record: a composite's element nested in its
