@@ -1,6 +1,7 @@
 import Foundation
 import Inspector
 import ManagedStore
+import TestSupport
 import XCTest
 @testable import WebView
 
@@ -94,14 +95,12 @@ final class SiteHarness {
     /// Runs the sqlite3 shell on the copy.
     @discardableResult
     static func sqlite(_ path: String, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", path, sql]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("cdinspect-sqlite-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let shell = try ChildProcess(["/usr/bin/env", "sqlite3", path, sql], environment: ProcessInfo.processInfo.environment, files: [1: output.path])
+        let status = shell.wait().status
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw ChildProcess.failure("sqlite3 exited with \(status): \(text)", code: 0) }
+        return text
     }
 }

@@ -107,17 +107,15 @@ final class WebEditTests: XCTestCase {
     func testSavingUnderAnotherProcessNeedsTheGuardAcknowledged() throws {
         let store = try historyStore()
         let site = try SiteHarness(copying: store, writes: true)
-        let other = Process()
-        other.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        other.arguments = ["sqlite3", site.path]
-        let input = Pipe()
-        other.standardInput = input
-        other.standardOutput = FileHandle.nullDevice
-        try other.run()
-        input.fileHandleForWriting.write(Data("SELECT count(*) FROM ZPERSON;\n".utf8))
+        // The sqlite3 shell with the store open, reading from a pipe this test holds open.
+        let input = try ChildProcess.makePipe()
+        let other = try ChildProcess(["/usr/bin/env", "sqlite3", site.path], environment: ProcessInfo.processInfo.environment,
+                                     files: [:], descriptors: [0: input.read])
+        close(input.read)
+        _ = Array("SELECT count(*) FROM ZPERSON;\n".utf8).withUnsafeBytes { write(input.write, $0.baseAddress, $0.count) }
         defer {
-            try? input.fileHandleForWriting.close()
-            other.waitUntilExit()
+            close(input.write)
+            _ = other.wait()
         }
         Thread.sleep(forTimeInterval: 0.3)
         XCTAssertEqual(site.post("/-/edit", [("object", "Person/p1"), ("key", "age"), ("value", "1")]).status, 303)

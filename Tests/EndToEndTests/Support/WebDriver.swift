@@ -6,7 +6,7 @@ import XCTest
 /// scripts set and what its console said. Where Chromium or its driver is missing the tests
 /// skip, saying so (`RequiredTools`); CI installs both and requires them.
 final class WebDriver {
-    private let driver: Process
+    private let driver: ChildProcess
     private let base: URL
     private let session: String
     private let profile: URL
@@ -27,31 +27,28 @@ final class WebDriver {
         let driverPath = try Self.chromedriver
         profile = FileManager.default.temporaryDirectory.appendingPathComponent("cdinspect-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-        var started: (Process, URL)?
-        var lastError: Error?
+        var started: (ChildProcess, URL)?
         for _ in 0..<5 {
             let port = Int.random(in: 20_000...60_000)
-            let process = Process()
-            process.executableURL = driverPath
-            process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            do {
-                try process.run()
-                let url = URL(string: "http://127.0.0.1:\(port)")!
-                let deadline = Date(timeIntervalSinceNow: 10)
-                while Date() < deadline {
-                    if let status = try? Self.request("GET", url.appendingPathComponent("status"), nil), status["value"] != nil { break }
+            let process = try ChildProcess([driverPath.path, "--port=\(port)", "--allowed-ips=127.0.0.1"],
+                                           environment: ProcessInfo.processInfo.environment, files: [:])
+            let url = URL(string: "http://127.0.0.1:\(port)")!
+            let deadline = Date(timeIntervalSinceNow: 10)
+            var ready = false
+            // A driver that could not take the port ends at once: another port is tried.
+            while Date() < deadline, !ready, process.pollEnding() == nil {
+                if let status = try? Self.request("GET", url.appendingPathComponent("status"), nil), status["value"] != nil { ready = true } else {
                     Thread.sleep(forTimeInterval: 0.05)
                 }
+            }
+            if ready {
                 started = (process, url)
                 break
-            } catch {
-                lastError = error
-                process.terminate()
             }
+            kill(process.pid, SIGTERM)
+            _ = process.waitForEnding()
         }
-        guard let (process, url) = started else { throw lastError ?? NSError(domain: "WebDriver", code: 1) }
+        guard let (process, url) = started else { throw NSError(domain: "WebDriver", code: 1, userInfo: [NSLocalizedDescriptionKey: "chromedriver did not start"]) }
         driver = process
         base = url
         let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
@@ -63,7 +60,8 @@ final class WebDriver {
         ]]]
         let created = try Self.request("POST", base.appendingPathComponent("session"), capabilities)
         guard let value = created["value"] as? [String: Any], let id = value["sessionId"] as? String else {
-            process.terminate()
+            kill(process.pid, SIGTERM)
+            _ = process.waitForEnding()
             throw NSError(domain: "WebDriver", code: 2, userInfo: [NSLocalizedDescriptionKey: "no session: \(created)"])
         }
         session = id
@@ -76,8 +74,8 @@ final class WebDriver {
         guard !quitDone else { return }
         quitDone = true
         _ = try? Self.request("DELETE", base.appendingPathComponent("session/\(session)"), nil)
-        driver.terminate()
-        driver.waitUntilExit()
+        kill(driver.pid, SIGTERM)
+        _ = driver.waitForEnding()
         try? FileManager.default.removeItem(at: profile)
     }
 
@@ -183,32 +181,36 @@ final class WebDriver {
 /// `cdinspect browse`'s server on a copy of a store, for a test: started on a free port, its
 /// address read from what it prints, stopped at the end.
 final class BrowseServer {
-    let process: Process
+    let process: ChildProcess
     let url: String
     let port: Int
     let token: String
-    private let output: Pipe
+    private var stopped = false
 
     init(_ store: String, _ arguments: [String] = []) throws {
         let program = CLI.binary.deletingLastPathComponent().appendingPathComponent("cdinspect-browse")
-        process = Process()
-        process.executableURL = program
-        process.arguments = [store] + arguments
-        output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let output = try ChildProcess.makePipe()
+        defer { close(output.read) }
+        process = try ChildProcess([program.path, store] + arguments, environment: ProcessInfo.processInfo.environment,
+                                   files: [:], descriptors: [1: output.write])
+        close(output.write)
+        // The two lines it prints at start (the address on the second), read as they come.
         var text = ""
         let deadline = Date(timeIntervalSinceNow: 30)
-        while !text.contains("token="), Date() < deadline, process.isRunning {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !text.contains("token="), Date() < deadline {
+            var ready = pollfd(fd: output.read, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 100) >= 0 else { break }
+            if ready.revents == 0 { continue }
+            let count = read(output.read, &chunk, chunk.count)
+            if count <= 0 { break }
+            text += String(decoding: chunk[..<count], as: UTF8.self)
         }
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("http://") }),
               let portText = line.split(separator: ":").last?.split(separator: "/").first, let port = Int(portText),
               let token = line.split(separator: "=").last else {
-            process.terminate()
+            kill(process.pid, SIGTERM)
+            _ = process.waitForEnding()
             throw NSError(domain: "BrowseServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "no address in: \(text)"])
         }
         url = String(line)
@@ -219,10 +221,10 @@ final class BrowseServer {
     deinit { stop() }
 
     func stop() {
-        if process.isRunning {
-            process.interrupt()
-            process.waitUntilExit()
-        }
+        guard !stopped else { return }
+        stopped = true
+        kill(process.pid, SIGINT)
+        _ = process.waitForEnding()
     }
 
     /// The login address that goes on to `path`.

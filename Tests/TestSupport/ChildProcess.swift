@@ -1,16 +1,18 @@
 import Foundation
 
-/// A child process started with `posix_spawn`, for what `Process` cannot do: start in a new
-/// session (to own a terminal) and report the child's resource use when it ends.
-struct ChildProcess {
-    let pid: pid_t
+/// A child process started with `posix_spawn`, which is safe from any thread (Foundation's
+/// `Process` faulted when tests started processes from several threads at once), and can do
+/// what `Process` cannot: start in a new session (to own a terminal) and report the child's
+/// resource use when it ends. Every test target starts its processes through it.
+public struct ChildProcess {
+    public let pid: pid_t
 
     /// Starts `arguments` with each of `files` opened as the given descriptor (read-write,
     /// created if missing) and the rest of standard input, output and error on /dev/null.
     /// In a `newSession`, the first terminal the child opens becomes its controlling one.
     /// `descriptors` are the test's own (a pipe's end), given to the child as the number
     /// they map to, in place of a file.
-    init(_ arguments: [String], environment: [String: String], files: [Int32: String], descriptors: [Int32: Int32] = [:],
+    public init(_ arguments: [String], environment: [String: String], files: [Int32: String], descriptors: [Int32: Int32] = [:],
          newSession: Bool = false) throws {
         var actions = SpawnActions()
         posix_spawn_file_actions_init(&actions)
@@ -53,26 +55,26 @@ struct ChildProcess {
 
     /// How a child ended: its exit status (128 + N if signal N ended it), the signal if
     /// one did, and its peak resident memory in bytes.
-    struct Ending {
-        let status: Int32
-        let signal: Int32
-        let peakMemory: Int
+    public struct Ending {
+        public let status: Int32
+        public let signal: Int32
+        public let peakMemory: Int
     }
 
     /// The exit status and peak memory once the child ends; nil without blocking if it is
     /// still running.
-    func poll() -> (status: Int32, peakMemory: Int)? { reap(options: WNOHANG).map { ($0.status, $0.peakMemory) } }
+    public func poll() -> (status: Int32, peakMemory: Int)? { reap(options: WNOHANG).map { ($0.status, $0.peakMemory) } }
 
     /// As `poll`, waiting for the end.
-    func wait() -> (status: Int32, peakMemory: Int) {
+    public func wait() -> (status: Int32, peakMemory: Int) {
         let ending = waitForEnding()
         return (ending.status, ending.peakMemory)
     }
 
     /// The ending without blocking; nil while the child runs.
-    func pollEnding() -> Ending? { reap(options: WNOHANG) }
+    public func pollEnding() -> Ending? { reap(options: WNOHANG) }
 
-    func waitForEnding() -> Ending {
+    public func waitForEnding() -> Ending {
         while true {
             if let ended = reap(options: 0) { return ended }
         }
@@ -98,7 +100,7 @@ struct ChildProcess {
     /// A pipe whose two ends close on exec, so that a child another thread starts at the
     /// same moment cannot inherit them (and hold a reader's end of file off); the end a
     /// child is given through `descriptors` is dup'ed, which clears the flag on its copy.
-    static func makePipe() throws -> (read: Int32, write: Int32) {
+    public static func makePipe() throws -> (read: Int32, write: Int32) {
         var ends: [Int32] = [0, 0]
         // Under the lock every spawn takes: no child starts between pipe(2) and the flag.
         try spawning.withLock {
@@ -111,7 +113,7 @@ struct ChildProcess {
     /// Held while a child is started and while a pipe is made and flagged.
     private static let spawning = NSLock()
 
-    static func failure(_ what: String, code: Int32 = errno) -> Error {
+    public static func failure(_ what: String, code: Int32 = errno) -> Error {
         NSError(domain: "ChildProcess", code: Int(code),
                 userInfo: [NSLocalizedDescriptionKey: "\(what): \(String(cString: strerror(code)))"])
     }
