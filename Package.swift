@@ -99,6 +99,7 @@ let package = Package(
             dependencies: [
                 "Inspector",
                 "ManagedStore",
+                "WebView",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Logging", package: "swift-log"),

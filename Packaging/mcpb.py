@@ -69,6 +69,10 @@ def manifest(server, version, platform):
         "version": version,
         "description": "Read a Core Data or SwiftData SQLite store as the app sees it: schema, fetches with "
                        "NSPredicate, history, CloudKit sync state, health and model migration. Read-only.",
+        "long_description": "In a host that shows MCP Apps views, fetch and sql answers show as a grid with pages "
+                            "(an object's link fetches it), the model as its diagram and entity cards, doctor's report "
+                            "as a space chart with its findings, and history as a timeline with its changes. Every "
+                            "answer is also text and structured content, for hosts that show none.",
         "author": {"name": "The cdinspect authors"},
         "license": "MIT",
         "keywords": ["core data", "swiftdata", "sqlite", "ios", "macos", "cloudkit"],

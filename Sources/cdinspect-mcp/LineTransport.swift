@@ -41,7 +41,9 @@ actor LineTransport: Transport {
 
     func disconnect() async { continuation.finish() }
 
-    func send(_ data: Data) async throws {
+    func send(_ message: Data) async throws {
+        // The answer to initialize says which extensions the server offers (`ViewSupport`).
+        let data = ViewSupport.shared.patched(message)
         // The last guard of the byte cap: a message past it (an error quoting megabytes it was
         // given) goes out as an error saying so, never as a line the client cannot take.
         if data.count > MCPTools.byteCap + MCPTools.envelope,
@@ -113,6 +115,7 @@ actor LineTransport: Transport {
             return nil
         }
         guard message["method"] is String else { return data }  // a response
+        if message["method"] as? String == "initialize" { ViewSupport.shared.read(initialize: message) }
         if message["method"] as? String == "notifications/cancelled" {
             // A cancelled request is not answered (the specification says so): stop waiting.
             if let id = (message["params"] as? [String: Any])?["requestId"] { ledger.cancelled(id) }

@@ -60,21 +60,20 @@ enum MCPTools {
                 }
                 properties[a.name] = .object(schema)
             }
-            var output: Value?
+            // Every tool declares its structured answer; a paged one, its page of such rows.
+            var answer = d.declaration.answer
             if let key = d.rowsKey {
-                output = .object(["type": "object",
-                                  "properties": .object([key: .object(["type": "array", "items": .object(["type": "object"])]),
-                                                         "truncated": .object(["type": "boolean"]),
-                                                         "nextCursor": .object(["type": "string"])]),
-                                  "required": .array([.string(key), "truncated"])])
+                answer = .object([(key, .array(answer)), ("truncated", .boolean), ("nextCursor", .string)], required: [key, "truncated"])
             }
+            let output = Value(answer.jsonSchema)
             return Tool(name: d.name, title: d.title, description: d.description,
                         inputSchema: .object(["type": "object", "properties": .object(properties),
                                               "required": .array(d.required.map { .string($0) }),
                                               "additionalProperties": false]),
                         // Declarations for the client only: nothing the server does reads them.
                         annotations: .init(title: d.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false),
-                        outputSchema: output)
+                        outputSchema: output,
+                        _meta: ViewSupport.shared.toolMeta(d.declaration.view))
         }
     }
 

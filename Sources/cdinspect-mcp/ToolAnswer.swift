@@ -9,8 +9,12 @@ import ManagedStore
 /// print on stderr.
 struct ToolAnswer {
     var text: String
-    var structured: Value?
+    /// The structured content, as the command's values (an MCP view is drawn from it).
+    var answer: OutputValue
     var warnings: [String]
+
+    /// The structured content as it goes out.
+    var structured: Value { Value(answer) }
 
     /// Runs the tool's session command on `store`, which this call alone uses.
     static func make(_ name: String, _ arguments: [String: Value], store: PersistentStore, timeLimit: Double) throws -> ToolAnswer {
@@ -26,13 +30,18 @@ struct ToolAnswer {
             let printed = String(decoding: sink.collected, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             // Rows, none of them: the empty list the command line's JSON prints.
             let text = answer.text?.trimmingCharacters(in: .whitespacesAndNewlines) ?? (printed.isEmpty ? "[]" : printed)
-            guard !sink.overflowed, !answer.overflowed, ReplyBytes.inReply(text) <= MCPTools.byteCap - MCPTools.envelope else {
+            // The same answer as structured content: an object as it is, a list under "rows",
+            // text under "text" (`AnswerShape.structured`).
+            let structured = AnswerShape.structured(answer.value ?? (printed.isEmpty ? .array([]) : .string(printed)))
+            // The reply line carries both: the text as a JSON string, the value as JSON.
+            let size = ReplyBytes.inReply(text) + ReplyBytes.inReply(structured.jsonText)
+            guard !sink.overflowed, !answer.overflowed, size <= MCPTools.byteCap - MCPTools.envelope else {
                 throw CommandError.failed("the answer is larger than \(MCPTools.byteCap >> 20) MiB; ask for less (one entity, a predicate)")
             }
             // What the store's opening found (a damaged -wal, a model from the schema) is
             // said on stderr once, which an assistant rarely sees: info says it again.
             let opened = name == "info" ? store.warnings.map { "\($0)" } : []
-            return ToolAnswer(text: text, structured: nil, warnings: opened + call.warnings)
+            return ToolAnswer(text: text, answer: structured, warnings: opened + call.warnings)
         }
         return try call.page(arguments, key: key)
     }
@@ -111,14 +120,14 @@ struct ToolCall {
             more = true
         }
         var text = "{\"\(key)\": \(collector.json), \"truncated\": \(more)"
-        var structured: [String: Value] = [key: .array(collector.values), "truncated": .bool(more)]
+        var structured: [(String, OutputValue)] = [(key, .array(collector.values)), ("truncated", .bool(more))]
         if more, remaining.map({ $0 - returned > 0 }) ?? true {
             let next = PageCursor(tool: name, arguments: arguments, offset: offset + returned, remaining: remaining.map { $0 - returned }).handle
             text += ", \"nextCursor\": \"\(next)\""
-            structured["nextCursor"] = .string(next)
+            structured.append(("nextCursor", .string(next)))
         }
         text += "}"
-        return ToolAnswer(text: text, structured: .object(structured), warnings: warnings)
+        return ToolAnswer(text: text, answer: .object(structured), warnings: warnings)
     }
 }
 
@@ -136,7 +145,7 @@ final class PageCollector: ResultReceiver {
     private(set) var more = false
     private var size = 0
     private var elements: [String] = []
-    private var elementValues: [Value] = []
+    private var elementValues: [OutputValue] = []
     /// For history with changes: each transaction's own columns and the changes of it the
     /// page holds.
     private var transactions: [(token: OutputValue, columns: [(String, OutputValue)], changes: [OutputValue])] = []
@@ -188,16 +197,14 @@ final class PageCollector: ResultReceiver {
             transactions[transactions.count - 1].changes.append(change)
         } else {
             elements.append(text)
-            elementValues.append(Value(record))
+            elementValues.append(record)
         }
         return true
     }
 
     /// The page's rows as the structured content's array.
-    var values: [Value] {
-        nestsChanges
-            ? transactions.map { Value(OutputValue.object($0.columns + [("changes", .array($0.changes))])) }
-            : elementValues
+    var values: [OutputValue] {
+        nestsChanges ? transactions.map { OutputValue.object($0.columns + [("changes", .array($0.changes))]) } : elementValues
     }
 
     var json: String {
@@ -233,6 +240,13 @@ final class AnswerCollector: ResultReceiver {
 
     func receive(answer: OutputValue) {
         self.answer = answer
+    }
+
+    /// The answer as a value: the whole answer, or the rows as a list; nil when the command
+    /// gave none.
+    var value: OutputValue? {
+        if let answer { return answer }
+        return rows.isEmpty ? nil : .array(rows)
     }
 
     /// The answer as the command line's JSON prints it; nil when the command gave none.

@@ -2,6 +2,7 @@ import Foundation
 import Inspector
 import MCP
 import ManagedStore
+import WebView
 
 /// Runs tool calls side by side, each on a thread of its own with a store no other call
 /// uses, inside a `CancellationScope`: a client's `notifications/cancelled` or the call's
@@ -33,6 +34,17 @@ final class ToolRunner: @unchecked Sendable {
         }
         if scope.reason == .cancelled { throw CancellationError() }
         return result
+    }
+
+    /// For a client that shows views, the answer drawn by the tool's view (`AppView`), in the
+    /// result's `_meta`: what the model reads (text, structured content) is unchanged, and the
+    /// reply stays within its cap (a page too large to draw whole is drawn in part, and says so).
+    private func view(of name: String, _ arguments: [String: Value], _ answer: ToolAnswer) -> Metadata? {
+        guard ViewSupport.shared.clientShowsViews, let view = MCPTools.definition(name)?.declaration.view else { return nil }
+        let used = ReplyBytes.inReply(answer.text) + ReplyBytes.inReply(answer.answer.jsonText) + MCPTools.envelope
+        let budget = min(AppView.fragmentLimit, MCPTools.byteCap - used)
+        guard let html = AppView.fragment(view, tool: name, answer: answer.answer, budget: budget) else { return nil }
+        return Metadata(additionalFields: [AppView.metaKey: .object(["html": .string(html)])])
     }
 
     /// `text` within `bytes` of UTF-8, cut at a character and marked where it was cut.
@@ -67,7 +79,8 @@ final class ToolRunner: @unchecked Sendable {
                 for warning in answer.warnings.prefix(16) {
                     content.append(.text(text: "warning: " + Self.shortened(warning, to: 2048), annotations: nil, _meta: nil))
                 }
-                return .init(content: content, structuredContent: answer.structured, isError: false)
+                return CallTool.Result(content: content, structuredContent: Optional(answer.structured), isError: false,
+                             _meta: view(of: name, arguments, answer))
             } catch {
                 var message = ExitStatus.message(for: error)
                 if let predicate = error as? PredicateFormatError, predicate.missing == .argument {

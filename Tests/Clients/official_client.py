@@ -1,14 +1,18 @@
 """cdinspect's MCP server driven by the official MCP client library for Python (the `mcp`
 package), as an assistant's host drives it: the handshake, the tool list, typed arguments, a
 wrong argument, pages followed by cursor (the library checks each page's structured content
-against the tool's output schema), resources, and a slow call that times out in the client,
-which then sends notifications/cancelled. Prints what it saw as one JSON object.
+against the tool's output schema), every tool's answer checked against its output schema with
+a JSON Schema validator, resources (the schema's and the MCP Apps views'), and a slow call that
+times out in the client, which then sends notifications/cancelled. Prints what it saw as one
+JSON object.
 
 Usage: python official_client.py CDINSPECT STORE
 """
 import asyncio
 import json
 import sys
+
+import jsonschema
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -28,6 +32,31 @@ async def main(binary, store):
             tools = (await session.list_tools()).tools
             seen["tools"] = sorted(tool.name for tool in tools)
             seen["titled"] = all(tool.title and tool.annotations and tool.annotations.title for tool in tools)
+            schemas = {tool.name: tool.output_schema for tool in tools}
+            seen["withoutOutputSchema"] = sorted(name for name, schema in schemas.items() if not schema)
+
+            # Every tool, each of its views: the structured answer fits the declared schema.
+            calls = [("info", {}), ("entities", {}), ("schema", {}), ("schema", {"entity": "Person"}),
+                     ("count", {"entity": "Person"}), ("explain", {"entity": "Person", "predicate": "age > 3"}),
+                     ("explain", {"entity": "Person", "as": "swift"}), ("fetch", {"entity": "Car", "limit": 3}),
+                     ("sql", {"query": "SELECT Z_PK, ZNAME FROM ZPERSON LIMIT 2"}), ("history", {"limit": 3}),
+                     ("history", {"limit": 3, "changes": True}), ("doctor", {}), ("model", {}), ("model", {"view": "hashes"}),
+                     ("model", {"view": "graph"}), ("model", {"view": "classes"}), ("model", {"view": "diff", "other": store}),
+                     ("snapshots", {}), ("diff", {"other": store}), ("cloudkit", {})]
+            checked, failures = [], []
+            for name, arguments in calls:
+                result = await session.call_tool(name, arguments)
+                if result.is_error:
+                    if name != "cloudkit":  # the example store is not mirrored: an error is its answer
+                        failures.append(f"{name} {arguments}: {text(result)}")
+                    continue
+                try:
+                    jsonschema.validate(result.structured_content, schemas[name])
+                    checked.append(name)
+                except jsonschema.ValidationError as error:
+                    failures.append(f"{name} {arguments}: {error.message}")
+            seen["schemaChecked"] = sorted(set(checked))
+            seen["schemaFailures"] = failures
             prompts = (await session.list_prompts()).prompts
             seen["prompts"] = [prompt.name for prompt in prompts]
             broken = await session.get_prompt("what-is-broken")
@@ -60,6 +89,14 @@ async def main(binary, store):
             seen["resources"] = [str(resource.uri) for resource in listed.resources]
             schema = await session.read_resource("cdinspect://schema/Person")
             seen["schemaTable"] = json.loads(schema.contents[0].text)["table"]
+            views = {}
+            for resource in listed.resources:
+                if str(resource.uri).startswith("ui://"):
+                    read = await session.read_resource(resource.uri)
+                    content = read.contents[0]
+                    views[str(resource.uri)] = {"listed": resource.mime_type, "read": content.mime_type,
+                                                "document": content.text.startswith("<!DOCTYPE html>")}
+            seen["views"] = views
 
             # A runaway statement: the library gives up after a second and cancels the call;
             # the server goes on answering.

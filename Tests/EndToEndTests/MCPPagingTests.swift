@@ -98,19 +98,21 @@ final class MCPPagingTests: XCTestCase {
         XCTAssertEqual(texts.count, 2, "\(texts)")
         XCTAssertEqual(texts.last, "warning: 1 of 'arguments' is not used: the predicate has 1 format specifier outside quotes")
 
-        // Rows tools declare the shape of their structured answer.
+        // Every tool declares the shape of its structured answer.
         id += 1
         try server.request(id, "tools/list")
         let tools = try XCTUnwrap((try server.answer(id, within: 10)?["result"] as? [String: Any])?["tools"] as? [[String: Any]])
         let declaring = tools.filter { $0["outputSchema"] != nil }.compactMap { $0["name"] as? String }
-        XCTAssertEqual(Set(declaring), ["fetch", "sql", "history"])
+        XCTAssertEqual(Set(declaring), Set(tools.compactMap { $0["name"] as? String }))
+        XCTAssertEqual(declaring.count, 13)
 
-        // The model as resources: the whole schema, and one per entity.
+        // The model as resources: the whole schema, and one per entity; then the views.
         id += 1
         try server.request(id, "resources/list")
         let resources = try XCTUnwrap((try server.answer(id, within: 10)?["result"] as? [String: Any])?["resources"] as? [[String: Any]])
         XCTAssertEqual(resources.compactMap { $0["uri"] as? String },
-                       ["cdinspect://schema", "cdinspect://schema/Car", "cdinspect://schema/Person", "cdinspect://schema/SportsCar", "cdinspect://schema/Tag"])
+                       ["cdinspect://schema", "cdinspect://schema/Car", "cdinspect://schema/Person", "cdinspect://schema/SportsCar", "cdinspect://schema/Tag",
+                        "ui://cdinspect/grid", "ui://cdinspect/model", "ui://cdinspect/doctor", "ui://cdinspect/history"])
         id += 1
         try server.request(id, "resources/read", ["uri": "cdinspect://schema/Person"])
         let contents = try XCTUnwrap((try server.answer(id, within: 10)?["result"] as? [String: Any])?["contents"] as? [[String: Any]])

@@ -98,7 +98,7 @@ final class MCPServerTests: XCTestCase {
         XCTAssertEqual(diff["equivalent"] as? Bool, false, "\(diff)")
         XCTAssertEqual(diff["opensWithoutMigration"] as? Bool, false)
         let export = try server.call("model", ["view": "export"])
-        XCTAssertTrue(export.isError && export.text.contains("takes xml, hashes, diff or classes"), export.text)
+        XCTAssertTrue(export.isError && export.text.contains("takes xml, hashes, diff, classes or graph"), export.text)
 
         // Prompts for the common questions, each naming the tools that answer it.
         let prompts = try XCTUnwrap((try server.send("prompts/list")["result"] as? [String: Any])?["prompts"] as? [[String: Any]])

@@ -284,6 +284,27 @@ final class ModelCommandTests: XCTestCase {
 
 /// `model graph`: the model as Mermaid's erDiagram, Graphviz DOT and, through dot, SVG.
 final class ModelGraphTests: XCTestCase {
+    /// `--format json`: a card per entity (its relationships with their inverse, its version
+    /// hash against the store's) and both texts, what the model page and the MCP view draw.
+    func testTheJSONAnswerHoldsTheCardsAndBothTexts() throws {
+        let store = try Fixtures.exampleStore(in: try Fixtures.temporaryDirectory(self)).path
+        let answer = try XCTUnwrap(try CLI.json(["model", store, "graph", "--format", "json"]) as? [String: Any])
+        let cards = try XCTUnwrap(answer["entities"] as? [[String: Any]])
+        XCTAssertEqual(cards.compactMap { $0["name"] as? String }, ["Car", "Person", "SportsCar", "Tag"])
+        let person = try XCTUnwrap(cards.first { $0["name"] as? String == "Person" })
+        let cars = try XCTUnwrap((person["relationships"] as? [[String: Any]])?.first { $0["name"] as? String == "cars" })
+        XCTAssertEqual(cars["destination"] as? String, "Car")
+        XCTAssertEqual(cars["toMany"] as? Bool, true)
+        XCTAssertEqual(cars["inverse"] as? String, "owner")
+        XCTAssertEqual((person["versionHash"] as? [String: Any])?["match"] as? Bool, true)
+        XCTAssertEqual(cards.first { $0["name"] as? String == "SportsCar" }?["parent"] as? String, "Car")
+        XCTAssertEqual(answer["mermaid"] as? String, try CLI.run(["model", store, "graph"]).stdout)
+        XCTAssertEqual(answer["dot"] as? String, try CLI.run(["model", store, "graph", "--format", "dot"]).stdout)
+        let wrong = try CLI.run(["model", store, "graph", "--format", "png"])
+        XCTAssertEqual(wrong.status, 64)
+        XCTAssertEqual(wrong.stderr, "cdinspect: error: model graph draws mermaid, dot or svg, or gives json, not 'png'\n")
+    }
+
     /// For every genuine store: dot accepts the DOT and its SVG names every entity; the
     /// Mermaid text names every entity and every relationship.
     func testEveryFixtureModelIsDrawn() throws {

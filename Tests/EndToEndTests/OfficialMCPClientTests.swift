@@ -10,7 +10,7 @@ final class OfficialMCPClientTests: XCTestCase {
             throw XCTSkip("the official MCP client library for Python is not set up: CDINSPECT_MCP_PYTHON names a python with the mcp package (.ci/run makes one)")
         }
         let folder = try Fixtures.temporaryDirectory(self)
-        let store = try Fixtures.exampleStore(in: folder, people: 2500).path
+        let store = try Fixtures.exampleStore(in: folder, people: 2500, history: true).path
         let script = Fixtures.packageRoot.appendingPathComponent("Tests/Clients/official_client.py").path
         let run = try CLI.run([script, CLI.binary.path, store], executable: URL(fileURLWithPath: python))
         XCTAssertEqual(run.status, 0, run.stderr)
@@ -18,6 +18,16 @@ final class OfficialMCPClientTests: XCTestCase {
         XCTAssertEqual(seen["server"] as? String, "cdinspect")
         XCTAssertEqual(seen["tools"] as? [String], ["cloudkit", "count", "diff", "doctor", "entities", "explain", "fetch", "history", "info", "model", "schema", "snapshots", "sql"])
         XCTAssertEqual(seen["titled"] as? Bool, true)
+        XCTAssertEqual(seen["withoutOutputSchema"] as? [String], [])
+        XCTAssertEqual(seen["schemaFailures"] as? [String], [])
+        XCTAssertEqual(seen["schemaChecked"] as? [String], ["count", "diff", "doctor", "entities", "explain", "fetch", "history", "info", "model", "schema", "snapshots", "sql"])
+        let views = try XCTUnwrap(seen["views"] as? [String: [String: Any]])
+        XCTAssertEqual(Set(views.keys), ["ui://cdinspect/grid", "ui://cdinspect/model", "ui://cdinspect/doctor", "ui://cdinspect/history"])
+        for (uri, view) in views {
+            XCTAssertEqual(view["listed"] as? String, "text/html;profile=mcp-app", uri)
+            XCTAssertEqual(view["read"] as? String, "text/html;profile=mcp-app", uri)
+            XCTAssertEqual(view["document"] as? Bool, true, uri)
+        }
         XCTAssertEqual(seen["prompts"] as? [String], ["why-not-synced", "what-is-broken", "will-it-migrate"])
         XCTAssertEqual(seen["promptMentionsDoctor"] as? Bool, true)
         XCTAssertEqual(seen["count"] as? Int, Int(try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZAGE > 30")))

@@ -17,18 +17,39 @@ public struct ToolDeclaration: Sendable {
     /// The key of the rows in a paged answer; nil for a tool whose answer is one piece. A
     /// paged tool's command is a `PagedCommand`.
     public let rowsKey: String?
+    /// The shape of the structured answer (of one row, for a paged tool), given to clients as
+    /// the tool's output schema.
+    public let answer: AnswerShape
+    /// The view a host that shows MCP Apps renders the answer with (`ToolView`), if any.
+    public let view: ToolView?
     /// The command a call's arguments make (paging aside).
     public let command: @Sendable (ToolArguments) throws -> any SessionCommand
 
     public init(title: String, description: String, answersWithStoreContent: Bool = false, arguments: [ToolArgument] = [],
-                rowsKey: String? = nil, command: @escaping @Sendable (ToolArguments) throws -> any SessionCommand) {
+                rowsKey: String? = nil, answer: AnswerShape, view: ToolView? = nil,
+                command: @escaping @Sendable (ToolArguments) throws -> any SessionCommand) {
         self.title = title
         self.description = description
         self.answersWithStoreContent = answersWithStoreContent
         self.arguments = arguments
         self.rowsKey = rowsKey
+        self.answer = answer
+        self.view = view
         self.command = command
     }
+}
+
+/// The views a host that shows MCP Apps renders answers with: the web view's own renderers,
+/// one for each kind of answer people look at.
+public enum ToolView: String, Sendable, CaseIterable {
+    /// Rows as a grid, with pages (fetch, sql).
+    case grid
+    /// The model's diagram and its entity cards.
+    case model
+    /// Doctor's space chart and findings.
+    case doctor
+    /// History's timeline and changes.
+    case history
 }
 
 /// One argument of a tool: its name, its JSON type, what it means and whether a call must

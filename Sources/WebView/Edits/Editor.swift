@@ -71,7 +71,7 @@ final class Editor: @unchecked Sendable {
             // `get` answers with an array of the one object.
             guard let object = try? run(["get", short]), let record = object.rows.first ?? object.answer?.items.first else { return [:] }
             var values: [String: String] = [:]
-            for key in keys { values[key] = EntityPage.value(record, key).text }
+            for key in keys { values[key] = GridView.value(record, key).text }
             return values
         }
     }

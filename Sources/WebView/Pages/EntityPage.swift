@@ -144,42 +144,21 @@ struct EntityPage {
         return columns
     }
 
+    /// The grid of the page's objects: `GridView`, with sort links in the headers of the
+    /// columns that sort.
     func grid(_ objects: [OutputValue], columns: [Column], entity: String, sort: String?,
               query: ([(String, String)]) -> [(String, String)]) -> HTML {
         let current = sort.map { String($0.split(separator: ":").first ?? "") }
         let descending = sort?.hasSuffix(":desc") == true
-        var head: HTML = "<tr><th>object</th>"
-        for column in columns {
-            if column.sortable {
-                let next = column.key == current && !descending ? column.key + ":desc" : column.key
-                let arrow = column.key == current ? (descending ? " ▾" : " ▴") : ""
-                let link = Paths.entity(entity, query: query([]).filter { $0.0 != "sort" } + [("sort", next)])
-                head += "<th><a class=\"\(column.key == current ? "sorted" : "")\" href=\"\(link)\">\(column.heading)\(arrow)</a></th>"
-            } else {
-                head += "<th>\(column.heading)</th>"
-            }
+        let gridColumns = columns.map { column -> GridView.Column in
+            guard column.sortable else { return GridView.Column(key: column.key, heading: "\(column.heading)", bytes: column.bytes) }
+            let next = column.key == current && !descending ? column.key + ":desc" : column.key
+            let arrow = column.key == current ? (descending ? " ▾" : " ▴") : ""
+            let link = Paths.entity(entity, query: query([]).filter { $0.0 != "sort" } + [("sort", next)])
+            return GridView.Column(key: column.key, heading: "<a class=\"\(column.key == current ? "sorted" : "")\" href=\"\(link)\">\(column.heading)\(arrow)</a>",
+                                   bytes: column.bytes)
         }
-        head += "</tr>"
-        var rows: [HTML] = []
-        for object in objects {
-            let id = object["objectID"]?.stringValue ?? ""
-            let short = ValueView.shortID(id)
-            let path = Paths.object(id) ?? "#"
-            var row: HTML = "<tr data-object=\"\(id)\"><td><a href=\"\(path)\">\(short)</a></td>"
-            for column in columns {
-                if column.bytes {
-                    let length = object[column.key]?["length"]?.intValue
-                    row += length.map { "<td class=\"num\"><a class=\"muted\" href=\"\(path)#\(column.key)\">\(Int($0).formatted()) bytes</a></td>" as HTML }
-                        ?? "<td>\(ValueView.html(.null))</td>"
-                    continue
-                }
-                let value = Self.value(object, column.key)
-                row += "<td\(ValueView.isNumber(value) ? " class=\"num\"" as HTML : .empty)>\(ValueView.html(value))</td>"
-            }
-            rows.append(row + "</tr>")
-        }
-        if objects.isEmpty { return "<table>\(head)</table><p class=\"muted\">No object matches.</p>" }
-        return "<table class=\"grid\">\(head)\(rows)</table>"
+        return GridView.html(objects, columns: gridColumns)
     }
 
     /// `record` with each binary column's length (`{"length": N}`, or nil), read without
@@ -192,18 +171,6 @@ struct EntityPage {
             pairs.append((column.key, head.map { .object([("length", .integer(Int64($0.length)))]) } ?? .null))
         }
         return .object(pairs)
-    }
-
-    /// The value of a column's key in a fetched record: a composite's element nested in its
-    /// composite (`address.city`), a count under its own key (`cars.@count`).
-    static func value(_ record: OutputValue, _ key: String) -> OutputValue {
-        if let direct = record[key] { return direct }
-        var current = record
-        for part in key.split(separator: ".") {
-            guard let next = current[String(part)] else { return .null }
-            current = next
-        }
-        return current
     }
 
     /// `/Person.csv`: the query's objects as CSV, written as they are read (fetch's writer).

@@ -18,7 +18,7 @@ struct HistoryPage {
             }
         }
         let by = page.request.query("by") ?? "author"
-        guard ["author", "bundleID", "contextName", "processID"].contains(by) else {
+        guard HistoryView.series.contains(by) else {
             throw CommandError.usage("by takes author, bundleID, contextName or processID")
         }
         let after = page.request.query("after").flatMap { $0.isEmpty ? nil : $0 }
@@ -32,25 +32,13 @@ struct HistoryPage {
                                         ("charted", .integer(Int64(all.rows.count))), ("chartedAll", .bool(!all.truncated))])
         return try page.answer(title: "History", crumbs: [page.storeCrumb, ("history", nil)], value: value) {
             var body: HTML = "<h1>History</h1>"
-            let points = all.rows.compactMap { row -> (Date, String, Int)? in
-                guard let time = row["timestamp"]?.text, let date = ISO8601.date(time) else { return nil }
-                let series = row[by].map { $0 == .null ? "(none)" : $0.text } ?? "(none)"
-                return (date, series, 1)
-            }
             body += "<p>\(all.rows.count)\(all.truncated ? "+" : "") transactions, by "
-            body += HTML.joined(["author", "bundleID", "contextName", "processID"].map { key in
+            body += HTML.joined(HistoryView.series.map { key in
                 key == by ? "<strong>\(key)</strong>" : "<a href=\"\(Paths.history)?by=\(key)\">\(key)</a>"
             }, separator: " · ") + ":</p>"
-            body += Charts.timeline(points.map { (time: $0.0, series: $0.1, count: $0.2) })
-            body += "<h2>Transactions</h2><table><tr><th>token</th><th>time</th><th>author</th><th>context</th><th>bundle</th><th>process</th><th>inserts</th><th>updates</th><th>deletes</th></tr>"
-            for t in list {
-                let token = t["token"]?.intValue ?? 0
-                body += "<tr><td><a href=\"\(Paths.transaction(token))\">\(token)</a></td><td>\(t["timestamp"]?.text ?? "")</td>"
-                for key in ["author", "contextName", "bundleID", "processID"] { body += "<td>\(ValueView.html(t[key] ?? .null))</td>" }
-                for key in ["inserts", "updates", "deletes"] { body += "<td class=\"num\">\(t[key]?.text ?? "")</td>" }
-                body += "</tr>"
-            }
-            body += "</table><p class=\"pager\">"
+            body += HistoryView.chart(all.rows, by: by)
+            body += "<h2>Transactions</h2>" + HistoryView.transactions(list)
+            body += "<p class=\"pager\">"
             if after != nil { body += "<a href=\"\(Paths.history)\">first page</a>" }
             if let next { body += "<a rel=\"next\" href=\"\(Paths.history)?after=\(next)\">next \(Self.listed) ›</a>" }
             return body + "</p>"
@@ -82,13 +70,7 @@ struct TransactionPage {
         return try page.answer(title: "Transaction \(token)", crumbs: [page.storeCrumb, ("history", Paths.history), ("\(token)", nil)], value: value) {
             var body: HTML = "<h1>Transaction \(token)</h1><dl class=\"record\">"
             for (key, item) in transaction.pairs { body += "<dt>\(key)</dt><dd>\(ValueView.html(item))</dd>" }
-            body += "</dl><h2>Changes</h2><table><tr><th>type</th><th>object</th><th>updated</th><th>tombstone</th></tr>"
-            for change in changes {
-                let updated = (change["updated"]?.items ?? []).map(\.text).joined(separator: ", ")
-                body += "<tr><td>\(change["type"]?.text ?? "")</td><td>\(ValueView.html(change["objectID"] ?? .null))</td><td>\(updated)</td>"
-                    + "<td>\(ValueView.html(change["tombstone"] ?? .null))</td></tr>"
-            }
-            body += "</table>"
+            body += "</dl><h2>Changes</h2>" + HistoryView.changes(changes)
             if truncated { body += "<p class=\"muted\">The first \(Self.changesShown) changes.</p>" }
             return body
         }

@@ -64,7 +64,7 @@ struct ObjectPage {
                 if let preview = previews.first(where: { $0.0 == column.key })?.1 {
                     shown = preview.html
                 } else {
-                    shown = ValueView.html(EntityPage.value(record, column.key), characters: ValueView.pageCharacters)
+                    shown = ValueView.html(GridView.value(record, column.key), characters: ValueView.pageCharacters)
                 }
                 var edit: HTML = .empty
                 if let editor, !column.bytes, actual.attribute(column.key)?.attribute.isDerived == false {

@@ -139,6 +139,14 @@ final class WebDriver {
         return try command("GET", "element/\(id)/attribute/\(name)") as? String
     }
 
+    /// Looks into the frame `css` selects (nil: back to the page itself): what follows
+    /// (elements, scripts, clicks) is the frame's.
+    func frame(_ css: String?) throws {
+        guard let css else { try command("POST", "frame", ["id": NSNull()]); return }
+        guard let id = try element(css) else { throw NSError(domain: "WebDriver", code: 5, userInfo: [NSLocalizedDescriptionKey: "no frame \(css)"]) }
+        try command("POST", "frame", ["id": ["element-6066-11e4-a52e-4f735466cecf": id]])
+    }
+
     /// Runs `script` in the page (`return …` for a value).
     @discardableResult
     func execute(_ script: String) throws -> Any? {

@@ -31,6 +31,7 @@ extension SnapshotsCommand {
         title: "List snapshots",
         description: "The store's snapshots (taken with cdinspect snapshot, and the ones restore kept): name, time, objects, "
             + "SQLite's quick_check of the copy, external data files and folder. A snapshot's folder holds a store every tool "
-            + "of another server can open."
+            + "of another server can open.",
+        answer: .rows(.object([("name", .string), ("time", .string), ("check", .string)], required: ["name"]))
     ) { _ in try SnapshotsCommand.parse([]) }
 }

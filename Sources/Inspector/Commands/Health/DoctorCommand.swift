@@ -67,7 +67,9 @@ extension DoctorCommand {
             + "severity, a count and up to five object IDs.",
         answersWithStoreContent: true,
         arguments: [ToolArgument("model", .string, "The next model version: an .xcdatamodeld, .xcdatamodel or contents file on the server's machine."),
-                    ToolArgument("full", .boolean, "SQLite's full integrity_check instead of quick_check.")]
+                    ToolArgument("full", .boolean, "SQLite's full integrity_check instead of quick_check.")],
+        answer: .object([("space", .anyObject), ("findings", .array(.object([("check", .string), ("severity", .string)], required: ["check", "severity"]))), ("errors", .integer), ("warnings", .integer), ("verdict", .string)], required: ["findings", "errors", "warnings", "verdict"]),
+        view: .doctor
     ) { a in
         var command = try DoctorCommand.parse([])
         command.model = a.text("model")

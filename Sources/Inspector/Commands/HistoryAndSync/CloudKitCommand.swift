@@ -201,7 +201,8 @@ extension CloudKitCommand {
         arguments: [ToolArgument("view", .string, "status (default), why, check, events, entities, zones, objects, metadata or relationships."),
                     .entity("For objects: the entity.", required: false),
                     ToolArgument("object", .string, "For why: the object, Entity/pN or its x-coredata URI."),
-                    .predicate, .predicateArguments]
+                    .predicate, .predicateArguments],
+        answer: .anyObject
     ) { a in
         var command = try CloudKitCommand.parse([])
         command.view = a.text("view") ?? "status"

@@ -278,7 +278,9 @@ extension HistoryCommand: PagedCommand {
                     ToolArgument("object", .string, "Only changes of this object ID."),
                     ToolArgument("type", .string, "insert, update or delete."),
                     .limit, .cursor],
-        rowsKey: "transactions"
+        rowsKey: "transactions",
+        answer: .object([("token", .integer), ("timestamp", .nullable(.string)), ("author", .nullable(.string)), ("changes", .array(.anyObject))], required: ["token"]),
+        view: .history
     ) { a in
         var command = try HistoryCommand.parse([])
         command.changes = a.flag("changes")

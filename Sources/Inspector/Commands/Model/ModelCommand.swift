@@ -41,7 +41,7 @@ public struct ModelCommand: SessionCommand {
             completion: EntityCompletion.kind)
     public var entities: [String] = []
     // Its own --format: graph takes mermaid, dot or svg, the other views the output formats.
-    @Option(name: .long, help: ArgumentHelp("Output format: table, json, csv or line; for graph, mermaid (the default), dot or svg.", valueName: "format"))
+    @Option(name: .long, help: ArgumentHelp("Output format: table, json, csv or line; for graph, mermaid (the default), dot, svg or json (cards and both texts).", valueName: "format"))
     public var format: String?
 
     /// What `view` takes.
@@ -93,7 +93,12 @@ public struct ModelCommand: SessionCommand {
         case "mermaid": session.output.write(diagram.mermaid)
         case "dot": session.output.write(diagram.dot())
         case "svg": session.output.write(try Graphviz.svg(diagram.dot()))
-        case let other: throw CommandError.usage("model graph draws mermaid, dot or svg, not '\(other)'")
+        case "json":
+            let hashes = EntityHashComparison.compare(session.store.model, with: session.store.metadata)
+            var json = FormatOption()
+            json.format = .json
+            session.results(json).report(Report(value: { ModelGraphAnswer.value(diagram, hashes: hashes) }, people: { [] }))
+        case let other: throw CommandError.usage("model graph draws mermaid, dot or svg, or gives json, not '\(other)'")
         }
         session.output.flush()
     }
@@ -250,19 +255,23 @@ extension ModelCommand {
         title: "The store's model",
         description: "The store's model: xml (the .xcdatamodel contents, the default), hashes (each entity's version hash "
             + "against the store's metadata: whether Core Data opens it without migrating), diff (against another model or "
-            + "store given as 'other': each change with the migration it needs, and the rows that would break) or classes "
-            + "(the classes archived in each transformable attribute).",
-        arguments: [ToolArgument("view", .string, "xml (default), hashes, diff or classes."),
+            + "store given as 'other': each change with the migration it needs, and the rows that would break), classes "
+            + "(the classes archived in each transformable attribute) or graph (the diagram as Mermaid and DOT text, and each "
+            + "entity as a card with its attributes, relationships and version hash).",
+        arguments: [ToolArgument("view", .string, "xml (default), hashes, diff, classes or graph."),
                     ToolArgument("other", .string, "For diff: the new model (.xcdatamodeld, .xcdatamodel or contents) or another store, on the server's machine."),
-                    .entity("For classes: only this entity.", required: false)]
+                    .entity("For classes: only this entity.", required: false)],
+        answer: .oneOf([.text, .rows(.anyObject), .object([("verdict", .string), ("changes", .array(.anyObject))], required: ["verdict"]), ModelGraphAnswer.shape]),
+        view: .model
     ) { a in
         var command = try ModelCommand.parse([])
         let view = a.text("view") ?? "xml"
         // export writes files: not a tool of a read-only server.
-        guard ["xml", "hashes", "diff", "classes"].contains(view) else {
-            throw CommandError.usage("model: 'view' takes xml, hashes, diff or classes, not '\(view)'")
+        guard ["xml", "hashes", "diff", "classes", "graph"].contains(view) else {
+            throw CommandError.usage("model: 'view' takes xml, hashes, diff, classes or graph, not '\(view)'")
         }
         command.view = view
+        if view == "graph" { command.format = "json" }
         command.target = view == "diff" ? a.text("other") : view == "classes" ? a.text("entity") : nil
         if view == "diff", command.target == nil { throw CommandError.usage("model: view diff needs 'other', the new model or another store") }
         return command

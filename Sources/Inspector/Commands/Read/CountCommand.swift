@@ -27,7 +27,8 @@ public struct CountCommand: SessionCommand {
 extension CountCommand {
     static let tool = ToolDeclaration(
         title: "Count objects", description: "How many objects of an entity match a predicate.",
-        arguments: [.entity(), .predicate, .predicateArguments]
+        arguments: [.entity(), .predicate, .predicateArguments],
+        answer: .record([("count", .integer)])
     ) { a in
         var command = try CountCommand.parse(["-"])
         command.entity = a.text("entity") ?? ""

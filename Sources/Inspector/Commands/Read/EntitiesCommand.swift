@@ -34,6 +34,7 @@ public struct EntitiesCommand: SessionCommand {
 
 extension EntitiesCommand {
     static let tool = ToolDeclaration(
-        title: "List entities", description: "The store's entities: name, parent, abstract, table and object count."
+        title: "List entities", description: "The store's entities: name, parent, abstract, table and object count.",
+        answer: .rows(.object([("name", .string), ("parent", .nullable(.string)), ("abstract", .boolean), ("count", .nullable(.integer))], required: ["name", "abstract"]))
     ) { _ in try EntitiesCommand.parse([]) }
 }

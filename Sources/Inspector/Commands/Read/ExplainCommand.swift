@@ -54,7 +54,8 @@ extension ExplainCommand {
     static let tool = ToolDeclaration(
         title: "Explain a fetch's SQL", description: "The SQL a fetch runs, and its bound values; with 'as', the fetch as Swift or Objective-C-style code to paste.",
         arguments: [.entity(), .predicate, .predicateArguments, ToolArgument("sort", .list, "Sort keys, comma-separated or an array."),
-                    ToolArgument("as", .string, "Instead of the SQL, the fetch as code to paste: swift (a #Predicate), fetch-descriptor, nspredicate or fetch-request.")]
+                    ToolArgument("as", .string, "Instead of the SQL, the fetch as code to paste: swift (a #Predicate), fetch-descriptor, nspredicate or fetch-request.")],
+        answer: .oneOf([.object([("sql", .string), ("arguments", .array(.any))], required: ["sql"]), .record([("as", .string), ("code", .string)])])
     ) { a in
         var command = try ExplainCommand.parse(["-"])
         command.entity = a.text("entity") ?? ""

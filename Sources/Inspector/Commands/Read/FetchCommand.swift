@@ -116,7 +116,9 @@ extension FetchCommand: PagedCommand {
         arguments: [.entity("The entity (sub-entities included)."), .predicate, .predicateArguments,
                     ToolArgument("sort", .list, "Sort keys, comma-separated or an array, each KEY or KEY:desc."), .limit,
                     ToolArgument("keys", .list, "Only these keys, comma-separated or an array."), .cursor],
-        rowsKey: "objects"
+        rowsKey: "objects",
+        answer: .object([("objectID", .string)], required: ["objectID"]),
+        view: .grid
     ) { a in
         var command = try FetchCommand.parse(["-"])
         command.entity = a.text("entity") ?? ""

@@ -70,6 +70,7 @@ extension OutputValue {
 
 extension InfoCommand {
     static let tool = ToolDeclaration(
-        title: "Store metadata", description: "The store's metadata: path, UUID, store type, journal mode, sizes, model source, history span."
+        title: "Store metadata", description: "The store's metadata: path, UUID, store type, journal mode, sizes, model source, history span.",
+        answer: .object([("path", .string), ("uuid", .nullable(.string)), ("type", .nullable(.string)), ("journalMode", .string), ("fileSize", .integer), ("model", .string), ("entities", .integer), ("persistentHistory", .boolean), ("cloudKitMirroring", .boolean)], required: ["path", "journalMode", "entities"])
     ) { _ in try InfoCommand.parse([]) }
 }

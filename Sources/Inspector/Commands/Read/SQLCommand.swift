@@ -65,7 +65,9 @@ extension SQLCommand: PagedCommand {
         arguments: [ToolArgument("query", .string, "One SQL statement.", required: true),
                     ToolArgument("arguments", .values, "Values for the statement's ? parameters, in order."),
                     .limit, .cursor],
-        rowsKey: "rows"
+        rowsKey: "rows",
+        answer: .anyObject,
+        view: .grid
     ) { a in
         var command = try SQLCommand.parse([])
         command.query = [a.text("query") ?? ""]

@@ -158,9 +158,14 @@ public struct SchemaCommand: SessionCommand {
 }
 
 extension SchemaCommand {
+    /// One entity as schema answers it.
+    static let entityShape = AnswerShape.object([("name", .string), ("parent", .nullable(.string)), ("attributes", .array(.anyObject)),
+                                                 ("relationships", .array(.anyObject))], required: ["name", "attributes", "relationships"])
+
     static let tool = ToolDeclaration(
         title: "Entity schema", description: "An entity's attributes, relationships and columns (all entities without one).",
-        arguments: [.entity(required: false)]
+        arguments: [.entity(required: false)],
+        answer: .oneOf([SchemaCommand.entityShape, .rows(SchemaCommand.entityShape)])
     ) { a in
         var command = try SchemaCommand.parse([])
         command.entity = a.text("entity")

@@ -158,7 +158,8 @@ extension DiffCommand {
         answersWithStoreContent: true,
         arguments: [ToolArgument("other", .string, "The other side: a snapshot's name or folder, or a store file.", required: true),
                     ToolArgument("match", .list, "ENTITY=KEY pairs (comma-separated keys need the array form) to match objects by across stores."),
-                    ToolArgument("entity", .list, "Only these entities.")]
+                    ToolArgument("entity", .list, "Only these entities.")],
+        answer: .rows(.anyObject)
     ) { a in
         var command = try DiffCommand.parse([])
         command.otherStore = a.text("other")

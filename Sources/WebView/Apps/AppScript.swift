@@ -1,0 +1,159 @@
+/// The script and style of every MCP Apps view, inline in its document (a view loads
+/// nothing). The script speaks the extension's protocol with the host over `postMessage`
+/// (JSON-RPC 2.0): `ui/initialize`, then `ui/notifications/initialized`; the tool's input and
+/// result as the host sends them; the host's theme and style variables where it gives them; its
+/// size as it changes. It draws a result from the markup the server drew into the result's
+/// `_meta` (`AppView.fragment`), parsed in an inert document and cleaned of anything that could
+/// run (scripts, frames, event handlers, `javascript:` links) before it is shown, though the
+/// server's renderers already escape every store value. A link to an object, an entity or a
+/// transaction, and the next page, are asked of the host as tool calls (`fetch`, `history`, the
+/// same tool with the cursor): a view reaches the store no other way.
+enum AppScript {
+    static let style = """
+        body.app { background: var(--color-background-primary, var(--bg)); color: var(--color-text-primary, var(--fg));
+          font-family: var(--font-sans, -apple-system, "Segoe UI", system-ui, sans-serif); }
+        body.app main { padding: 8px 10px 12px; }
+        body.app a { color: var(--color-text-info, var(--accent)); cursor: pointer; }
+        :root[data-theme="dark"] { --fg: #e4e6ea; --muted: #9aa3ad; --line: #3a3f47; --bg: #16181c; --soft: #1f2228; --accent: #7aa7f0; --bad: #f2827a; --warn: #e0b050; --ok: #7ccf93; color-scheme: dark; }
+        :root[data-theme="light"] { --fg: #1d1f23; --muted: #5f6670; --line: #d9dde3; --bg: #ffffff; --soft: #f4f6f9; --accent: #2a5db0; --bad: #b3261e; --warn: #8a5a00; --ok: #1e6b34; color-scheme: light; }
+        .pager button { font: inherit; padding: 3px 10px; border: 1px solid var(--line); border-radius: 4px; background: var(--soft); color: var(--fg); cursor: pointer; }
+        """
+
+    static let text = #"""
+        (function () {
+          "use strict";
+          var META = "io.github.cdinspect/view";
+          var view = document.getElementById("view");
+          var nextId = 1;
+          var pending = {};
+          var input = {};
+          window.cdinspectView = { calls: [], rendered: 0 };
+
+          function send(message) { window.parent.postMessage(message, "*"); }
+          function request(method, params) {
+            var id = nextId++;
+            send({ jsonrpc: "2.0", id: id, method: method, params: params });
+            return new Promise(function (resolve, reject) { pending[id] = { resolve: resolve, reject: reject }; });
+          }
+          function notify(method, params) { send({ jsonrpc: "2.0", method: method, params: params || {} }); }
+          function say(text) {
+            var p = document.createElement("p");
+            p.className = "muted";
+            p.textContent = text;
+            view.replaceChildren(p);
+            resized();
+          }
+          function textOf(result) {
+            var parts = (result && result.content) || [];
+            return parts.filter(function (c) { return c && c.type === "text"; }).map(function (c) { return c.text; }).join("\n");
+          }
+
+          // Anything that could run, load or navigate is taken out before a node is shown.
+          var BANNED = ["script", "iframe", "frame", "object", "embed", "link", "meta", "base", "form", "style", "template",
+                        "foreignobject", "animate", "set", "animatemotion", "animatetransform", "handler", "audio", "video", "source"];
+          function clean(root) {
+            var all = root.querySelectorAll("*");
+            for (var i = all.length - 1; i >= 0; i--) {
+              var el = all[i];
+              if (BANNED.indexOf(el.localName.toLowerCase()) >= 0) { el.remove(); continue; }
+              for (var j = el.attributes.length - 1; j >= 0; j--) {
+                var name = el.attributes[j].name.toLowerCase();
+                var value = el.attributes[j].value.replace(/[\s\u0000-\u001f]+/g, "").toLowerCase();
+                var link = name === "href" || name === "xlink:href" || name === "src" || name === "action" || name === "formaction" || name === "srcset";
+                if (name.indexOf("on") === 0 || name === "style" || (link && !/^(#|\/)/.test(value))) el.removeAttribute(el.attributes[j].name);
+              }
+            }
+          }
+          function render(result) {
+            if (!result) return;
+            var drawn = result._meta && result._meta[META];
+            if (result.isError || !drawn || typeof drawn.html !== "string") { say(textOf(result) || "No view for this answer."); return; }
+            var doc = new DOMParser().parseFromString("<!DOCTYPE html><html><body>" + drawn.html + "</body></html>", "text/html");
+            clean(doc.body);
+            var nodes = Array.prototype.map.call(doc.body.childNodes, function (n) { return document.importNode(n, true); });
+            view.replaceChildren.apply(view, nodes);
+            window.cdinspectView.rendered += 1;
+            resized();
+          }
+          function call(tool, args) {
+            window.cdinspectView.calls.push({ name: tool, arguments: args });
+            say("Asking the host for " + tool + "…");
+            request("tools/call", { name: tool, arguments: args }).then(render, function (error) {
+              say("The host did not run " + tool + ": " + ((error && error.message) || error));
+            });
+          }
+
+          view.addEventListener("click", function (event) {
+            var target = event.target.closest("a, button");
+            if (!target) return;
+            if (target.localName === "button") {
+              if (target.dataset.cursor && target.dataset.tool) { event.preventDefault(); call(target.dataset.tool, { cursor: target.dataset.cursor }); }
+              return;
+            }
+            var href = target.getAttribute("href") || target.getAttribute("xlink:href") || "";
+            if (href.charAt(0) === "#") return;
+            event.preventDefault();
+            var path = href.split("#")[0].split("?")[0];
+            var m = /^\/(?:-\/entity\/)?([^\/]+)\/p(\d+)$/.exec(path);
+            if (m) {
+              var entity = decodeURIComponent(m[1]);
+              call("fetch", { entity: entity, predicate: "SELF == %@", arguments: [entity + "/p" + m[2]] });
+              return;
+            }
+            m = /^\/history\/(\d+)$/.exec(path);
+            if (m) { call("history", { after: String(Number(m[1]) - 1), changes: true, limit: 500 }); return; }
+            m = /^\/(?:-\/entity\/)?([^\/]+)$/.exec(path);
+            if (m && ["model", "history", "doctor", "changes"].indexOf(m[1]) < 0) call("fetch", { entity: decodeURIComponent(m[1]) });
+          });
+
+          function applyContext(context) {
+            if (!context) return;
+            if (context.theme === "dark" || context.theme === "light") document.documentElement.setAttribute("data-theme", context.theme);
+            var variables = context.styles && context.styles.variables;
+            if (variables) {
+              Object.keys(variables).forEach(function (key) {
+                if (/^--[a-z0-9-]+$/.test(key) && typeof variables[key] === "string") document.documentElement.style.setProperty(key, variables[key]);
+              });
+            }
+          }
+
+          var lastSize = "";
+          function resized() {
+            var width = Math.ceil(document.documentElement.scrollWidth), height = Math.ceil(document.documentElement.scrollHeight);
+            var size = width + "x" + height;
+            if (size === lastSize) return;
+            lastSize = size;
+            notify("ui/notifications/size-changed", { width: width, height: height });
+          }
+          if (window.ResizeObserver) new ResizeObserver(resized).observe(document.documentElement);
+
+          window.addEventListener("message", function (event) {
+            if (event.source !== window.parent) return;
+            var m = event.data;
+            if (!m || m.jsonrpc !== "2.0") return;
+            if (m.method === undefined && m.id !== undefined) {
+              var waiting = pending[m.id];
+              if (!waiting) return;
+              delete pending[m.id];
+              if (m.error) waiting.reject(m.error); else waiting.resolve(m.result);
+              return;
+            }
+            switch (m.method) {
+              case "ui/notifications/tool-input": input = (m.params && m.params.arguments) || {}; break;
+              case "ui/notifications/tool-result": render(m.params); break;
+              case "ui/notifications/tool-cancelled": say("The call was cancelled" + (m.params && m.params.reason ? ": " + m.params.reason : ".")); break;
+              case "ui/notifications/host-context-changed": applyContext(m.params); break;
+              case "ui/resource-teardown": send({ jsonrpc: "2.0", id: m.id, result: {} }); break;
+              case "ping": send({ jsonrpc: "2.0", id: m.id, result: {} }); break;
+            }
+          });
+
+          request("ui/initialize", { appCapabilities: { availableDisplayModes: ["inline"] }, appInfo: { name: "cdinspect", version: "1" },
+                                     protocolVersion: "2026-01-26" })
+            .then(function (result) {
+              applyContext(result && result.hostContext);
+              notify("ui/notifications/initialized", {});
+            }, function () { say("The host did not answer ui/initialize."); });
+        })();
+        """#
+}

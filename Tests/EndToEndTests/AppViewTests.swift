@@ -1,0 +1,238 @@
+import Foundation
+import XCTest
+
+/// The MCP server's views (MCP Apps, `io.modelcontextprotocol/ui`): offered only to a client
+/// that declares the extension, served as `ui://` documents, and shown by a test host in
+/// headless Chromium as a host shows them: the view's document in a sandboxed frame, spoken to
+/// over `postMessage` with the extension's JSON-RPC (`ui/initialize`, the tool's input and
+/// result), fed a real tool result of the server.
+final class AppViewTests: XCTestCase {
+    static let mimeType = "text/html;profile=mcp-app"
+    static var showsViews: [String: Any] { ["extensions": ["io.modelcontextprotocol/ui": ["mimeTypes": [mimeType]]]] }
+    var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = try Fixtures.temporaryDirectory(self)
+    }
+
+    /// `cdinspect mcp STORE`, initialized by a client that shows views or not.
+    func server(_ store: String, views: Bool) throws -> (MCPPipe, [String: Any]) {
+        let mcp = try MCPPipe([store, "--timeout", "0"])
+        try mcp.request(0, "initialize", ["protocolVersion": "2025-06-18", "capabilities": views ? Self.showsViews : [String: Any](),
+                                          "clientInfo": ["name": "tests", "version": "1"]])
+        let initialized = try XCTUnwrap(try mcp.answer(0, within: 10)?["result"] as? [String: Any])
+        try mcp.send(["jsonrpc": "2.0", "method": "notifications/initialized"])
+        return (mcp, initialized)
+    }
+
+    func result(_ mcp: MCPPipe, _ id: Int, _ method: String, _ params: [String: Any] = [:]) throws -> [String: Any] {
+        try mcp.request(id, method, params)
+        let reply = try XCTUnwrap(try mcp.answer(id, within: 60), "no answer to \(method)")
+        return try XCTUnwrap(reply["result"] as? [String: Any], "\(reply)")
+    }
+
+    func testViewsAreOfferedToAClientThatShowsThemAndToNoOther() throws {
+        let store = try Fixtures.exampleStore(in: folder, history: true).path
+        let (mcp, initialized) = try server(store, views: true)
+        defer { _ = mcp.finish() }
+        let extensions = (initialized["capabilities"] as? [String: Any])?["extensions"] as? [String: Any]
+        XCTAssertNotNil(extensions?["io.modelcontextprotocol/ui"], "\(initialized)")
+        let tools = try XCTUnwrap(try result(mcp, 1, "tools/list")["tools"] as? [[String: Any]])
+        var views: [String: String] = [:]
+        for tool in tools {
+            if let uri = ((tool["_meta"] as? [String: Any])?["ui"] as? [String: Any])?["resourceUri"] as? String { views[tool["name"] as? String ?? ""] = uri }
+        }
+        XCTAssertEqual(views, ["fetch": "ui://cdinspect/grid", "sql": "ui://cdinspect/grid", "model": "ui://cdinspect/model",
+                               "doctor": "ui://cdinspect/doctor", "history": "ui://cdinspect/history"])
+        for uri in Set(views.values) {
+            let read = try result(mcp, 2 + uri.count, "resources/read", ["uri": uri])
+            let content = try XCTUnwrap((read["contents"] as? [[String: Any]])?.first)
+            XCTAssertEqual(content["mimeType"] as? String, Self.mimeType, uri)
+            XCTAssertTrue((content["text"] as? String)?.hasPrefix("<!DOCTYPE html>") == true, uri)
+            // The view loads nothing: it declares no domain of any kind.
+            let csp = ((content["_meta"] as? [String: Any])?["ui"] as? [String: Any])?["csp"] as? [String: [String]]
+            XCTAssertEqual(csp, ["connectDomains": [], "resourceDomains": [], "frameDomains": [], "baseUriDomains": []], uri)
+            XCTAssertFalse((content["text"] as? String ?? "").contains("http"), "\(uri) names no address")
+        }
+        let fetched = try result(mcp, 40, "tools/call", ["name": "fetch", "arguments": ["entity": "Car", "limit": 3]])
+        let drawn = ((fetched["_meta"] as? [String: Any])?["io.github.cdinspect/view"] as? [String: Any])?["html"] as? String
+        XCTAssertTrue(drawn?.contains("<table class=\"grid\">") == true, "\(fetched)")
+
+        // A client that declares nothing sees the server as before.
+        let (plain, plainInitialized) = try server(store, views: false)
+        defer { _ = plain.finish() }
+        XCTAssertNil((plainInitialized["capabilities"] as? [String: Any])?["extensions"])
+        let plainTools = try XCTUnwrap(try result(plain, 1, "tools/list")["tools"] as? [[String: Any]])
+        XCTAssertTrue(plainTools.allSatisfy { ($0["_meta"] as? [String: Any])?["ui"] == nil })
+        let plainFetched = try result(plain, 2, "tools/call", ["name": "fetch", "arguments": ["entity": "Car", "limit": 3]])
+        XCTAssertNil(plainFetched["_meta"])
+        // What the model reads is the same either way, and is what the command line prints.
+        XCTAssertEqual(Self.texts(plainFetched), Self.texts(fetched))
+        for (id, tool, arguments, command) in [(50, "info", [String: Any](), ["info", store]), (51, "entities", [:], ["entities", store]),
+                                               (52, "doctor", [:], ["doctor", store]), (53, "model", ["view": "hashes"], ["model", store, "hashes"]),
+                                               (54, "count", ["entity": "Person"], ["count", store, "Person"])] {
+            let shown = try result(mcp, id, "tools/call", ["name": tool, "arguments": arguments])
+            let plainAnswer = try result(plain, id, "tools/call", ["name": tool, "arguments": arguments])
+            XCTAssertEqual(Self.texts(shown), Self.texts(plainAnswer), tool)
+            let printed = try CLI.run(command + ["--format", "json"])
+            XCTAssertEqual(Self.texts(plainAnswer).first, printed.stdout.trimmingCharacters(in: .whitespacesAndNewlines), tool)
+        }
+    }
+
+    static func texts(_ result: [String: Any]) -> [String] {
+        (result["content"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+    }
+
+    // MARK: In a browser
+
+    /// A host page: the view's document in a frame sandboxed as hosts sandbox it (scripts, an
+    /// opaque origin), the extension's handshake, then the tool's input and result. The view's
+    /// tool calls are kept in `window.hostCalls` and answered with an error: this host runs none.
+    func host(document: String, input: [String: Any], result: [String: Any]) throws -> URL {
+        let data = try JSONSerialization.data(withJSONObject: ["html": document, "input": input, "result": result])
+        let page = """
+            <!DOCTYPE html><html><head><meta charset="utf-8"><title>test host</title></head><body>
+            <iframe id="app" sandbox="allow-scripts" width="1200" height="850"></iframe>
+            <script>
+            var data = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob("\(data.base64EncodedString())"), function (c) { return c.charCodeAt(0); })));
+            window.hostCalls = []; window.hostSeen = []; window.hostSizes = 0;
+            var frame = document.getElementById("app");
+            function post(message) { frame.contentWindow.postMessage(message, "*"); }
+            function reply(id, result) { post({ jsonrpc: "2.0", id: id, result: result }); }
+            window.addEventListener("message", function (event) {
+              if (event.source !== frame.contentWindow) return;
+              var m = event.data;
+              window.hostSeen.push(m.method || "response");
+              if (m.method === "ui/initialize") {
+                reply(m.id, { protocolVersion: "2026-01-26", hostInfo: { name: "test-host", version: "1" }, hostCapabilities: { serverTools: {} },
+                              hostContext: { theme: "light", displayMode: "inline" } });
+              } else if (m.method === "ui/notifications/initialized") {
+                post({ jsonrpc: "2.0", method: "ui/notifications/tool-input", params: { arguments: data.input } });
+                post({ jsonrpc: "2.0", method: "ui/notifications/tool-result", params: data.result });
+              } else if (m.method === "ui/notifications/size-changed") {
+                window.hostSizes += 1;
+              } else if (m.method === "tools/call") {
+                window.hostCalls.push(m.params);
+                reply(m.id, { content: [{ type: "text", text: "this test host runs no tool" }], isError: true });
+              }
+            });
+            frame.srcdoc = data.html;
+            </script></body></html>
+            """
+        let url = folder.appendingPathComponent("host-\(UUID().uuidString).html")
+        try Data(page.utf8).write(to: url)
+        return url
+    }
+
+    /// Shows `tool`'s answer for `arguments` in its view in `browser`; returns with the
+    /// browser looking into the view's frame, once the view has drawn it.
+    func show(_ browser: WebDriver, _ mcp: MCPPipe, _ id: Int, _ tool: String, _ arguments: [String: Any], view: String) throws {
+        let answer = try result(mcp, id, "tools/call", ["name": tool, "arguments": arguments])
+        XCTAssertNotEqual(answer["isError"] as? Bool, true, "\(answer)")
+        let read = try result(mcp, id + 1000, "resources/read", ["uri": "ui://cdinspect/\(view)"])
+        let document = try XCTUnwrap((read["contents"] as? [[String: Any]])?.first?["text"] as? String)
+        try browser.frame(nil)
+        try browser.go(try host(document: document, input: arguments, result: answer).absoluteString)
+        try browser.frame("#app")
+        XCTAssertTrue(try browser.wait(15) { (try browser.execute("return window.cdinspectView && window.cdinspectView.rendered") as? Int ?? 0) >= 1 },
+                      "the \(view) view never drew \(tool)'s answer")
+    }
+
+    func keep(_ browser: WebDriver, _ name: String) throws {
+        try browser.frame(nil)
+        try browser.screenshot().write(to: BrowserTests.screenshots.appendingPathComponent("view-" + name + ".png"))
+    }
+
+    func testAHostShowsEachViewAndAnObjectsLinkAsksForAFetch() throws {
+        let browser = try WebDriver()
+        defer { browser.quit() }
+        // More people than a page holds, so that fetch gives a next page.
+        let store = try Fixtures.exampleStore(in: folder, people: 1100, history: true).path
+        // Transactions for history's view: two saves.
+        for age in [41, 42] {
+            XCTAssertEqual(try CLI.run([store, "-c", "update Person/p2 age=\(age)", "-c", "save"]).status, 0)
+        }
+        let (mcp, _) = try server(store, views: true)
+        defer { _ = mcp.finish() }
+
+        // The grid shows the fetched rows; an owner's link asks the host for that object.
+        try show(browser, mcp, 1, "fetch", ["entity": "Car", "limit": 5], view: "grid")
+        XCTAssertEqual(try browser.elements("tr[data-object]").count, 5)
+        XCTAssertEqual(try browser.text("tr[data-object] td:nth-child(2)"), "Mustang")
+        try browser.click("tr[data-object] a[href='/Person/p1']")
+        try browser.frame(nil)
+        XCTAssertTrue(try browser.wait(10) { (try browser.execute("return window.hostCalls.length") as? Int ?? 0) == 1 })
+        let call = try XCTUnwrap((try browser.execute("return window.hostCalls[0]") as? [String: Any]))
+        XCTAssertEqual(call["name"] as? String, "fetch")
+        let arguments = try XCTUnwrap(call["arguments"] as? [String: Any])
+        XCTAssertEqual(arguments["entity"] as? String, "Person")
+        XCTAssertEqual(arguments["predicate"] as? String, "SELF == %@")
+        XCTAssertEqual(arguments["arguments"] as? [String], ["Person/p1"])
+        // The handshake as the extension defines it, and the view's size told to the host.
+        let seen = try XCTUnwrap(try browser.execute("return window.hostSeen") as? [String])
+        XCTAssertEqual(Array(seen.prefix(2)), ["ui/initialize", "ui/notifications/initialized"])
+        XCTAssertGreaterThan(try browser.execute("return window.hostSizes") as? Int ?? 0, 0)
+        try keep(browser, "grid")
+
+        // The next page is asked of the host with the answer's cursor.
+        try show(browser, mcp, 2, "fetch", ["entity": "Person", "limit": 0, "keys": ["name"]], view: "grid")
+        XCTAssertEqual(try browser.elements("tr[data-object]").count, 1000)
+        let cursor = try XCTUnwrap(try browser.attribute("button[data-cursor]", "data-cursor"))
+        try browser.click("button[data-cursor]")
+        try browser.frame(nil)
+        XCTAssertTrue(try browser.wait(10) { (try browser.execute("return window.hostCalls.length") as? Int ?? 0) == 1 })
+        let next = try XCTUnwrap((try browser.execute("return window.hostCalls[0]") as? [String: Any]))
+        XCTAssertEqual(next["name"] as? String, "fetch")
+        XCTAssertEqual((next["arguments"] as? [String: Any])?["cursor"] as? String, cursor)
+
+        // The model's diagram names every entity, and so do its cards.
+        try show(browser, mcp, 4, "model", ["view": "graph"], view: "model")
+        let diagram = try XCTUnwrap(try browser.execute("return document.getElementById('diagram').textContent") as? String)
+        for entity in ["Person", "Car", "SportsCar", "Tag"] {
+            XCTAssertTrue(diagram.contains(entity), "the diagram names \(entity)")
+            XCTAssertNotNil(try browser.element("#entity-\(entity)"), entity)
+        }
+        try keep(browser, "model")
+
+        // Doctor's chart and verdict; history's timeline and transactions.
+        try show(browser, mcp, 5, "doctor", [:], view: "doctor")
+        XCTAssertNotNil(try browser.element("svg.chart"))
+        XCTAssertNotNil(try browser.element("#verdict"))
+        try keep(browser, "doctor")
+        try show(browser, mcp, 6, "history", ["limit": 20], view: "history")
+        XCTAssertNotNil(try browser.element("svg.chart"))
+        XCTAssertGreaterThan(try browser.elements("a[href^='/history/']").count, 0)
+        try keep(browser, "history")
+        try browser.frame(nil)
+        XCTAssertEqual(try browser.console().filter { ($0["level"] as? String) == "SEVERE" }.map { "\($0["message"] ?? "")" }, [])
+    }
+
+    /// Values that are markup show as text in every view: an injected script would set a
+    /// marker in the view's window that stays unset, and the console stays quiet.
+    func testAHostileStoreRunsNoScriptInAView() throws {
+        let browser = try WebDriver()
+        defer { browser.quit() }
+        let store = try Fixtures.exampleStore(in: folder).path
+        try SQLiteShell.run(store, """
+            UPDATE ZPERSON SET ZNAME = '<script>window.__pwned=1</script>' WHERE Z_PK = 1;
+            UPDATE ZPERSON SET ZNAME = '"><img src=x onerror="window.__pwned=1">' WHERE Z_PK = 2;
+            UPDATE ZPERSON SET ZHOMEPAGE = 'javascript:window.__pwned=1' WHERE Z_PK = 3;
+            UPDATE ZCAR SET ZPLATE = '</td></tr></table><svg onload="window.__pwned=1">' WHERE Z_PK = 1;
+            UPDATE ZTAG SET ZNAME = '<iframe srcdoc="<script>parent.__pwned=1</script>">' WHERE Z_PK = 1;
+            """)
+        let (mcp, _) = try server(store, views: true)
+        defer { _ = mcp.finish() }
+        for (id, tool, arguments) in [(1, "fetch", ["entity": "Person", "limit": 5] as [String: Any]), (2, "fetch", ["entity": "Car", "limit": 3]),
+                                      (3, "sql", ["query": "SELECT ZNAME, ZHOMEPAGE FROM ZPERSON LIMIT 5"]), (4, "fetch", ["entity": "Tag"])] {
+            try show(browser, mcp, id, tool, arguments, view: "grid")
+            XCTAssertEqual(try browser.execute("return window.__pwned === undefined") as? Bool, true, "\(tool) \(arguments)")
+            XCTAssertNil(try browser.element("#view script, #view iframe, #view img, #view [onload], #view [onerror]"), "\(tool) \(arguments)")
+            let text = try XCTUnwrap(try browser.execute("return document.body.textContent") as? String)
+            XCTAssertTrue(text.contains("<script>window.__pwned=1</script>") || tool != "fetch" || id != 1, text)
+            try browser.frame(nil)
+            XCTAssertEqual(try browser.execute("return window.__pwned === undefined") as? Bool, true)
+        }
+        try keep(browser, "hostile")
+        XCTAssertEqual(try browser.console().filter { ($0["level"] as? String) == "SEVERE" }.map { "\($0["message"] ?? "")" }, [])
+    }
+}
