@@ -95,6 +95,10 @@ public struct FetchShapeOptions: ParsableArguments {
 
     /// The keys as a list (the MCP server's JSON array), in place of `--keys`.
     public var keyList = Preset<[String]>()
+    /// Read only the keys shown, not the whole row (set by the web view, never on a command
+    /// line): a page of objects with 100 MB photos reads none of them. Its session ends with
+    /// the command, so no context keeps the partial rows.
+    public var readsShownKeysOnly = Preset<Bool>()
 
     @Option(name: .customLong("as"), help: ArgumentHelp("Result type: objects (default), ids, dicts or count. explain also writes the fetch as code to paste: swift (#Predicate), fetch-descriptor, nspredicate or fetch-request.", valueName: "type"))
     public var resultType: String?
@@ -128,6 +132,7 @@ public struct FetchShapeOptions: ParsableArguments {
         var request = FetchRequest(entityName: entity, predicate: try predicate.predicate(entity: entity, model: store.model, store: store, warn: warn),
                                    predicateText: predicate.text, sortDescriptors: sorts, fetchLimit: limit == 0 ? nil : limit, fetchOffset: offset,
                                    propertiesToFetch: keyList, resultType: type, batchSize: batchSize)
+        request.readsPropertiesToFetchOnly = readsShownKeysOnly.value ?? false
         if let after {
             guard offset == nil else { throw CommandError.usage("--after and --offset are two ways to page: give one") }
             if after == "start" {

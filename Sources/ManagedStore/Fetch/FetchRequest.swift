@@ -83,8 +83,13 @@ public struct FetchRequest: Sendable {
         return request
     }
 
+    /// Objects read with `propertiesToFetch` only, not their whole rows: for a reader whose
+    /// context ends with the fetch (a web page), so that columns it does not show (a 100 MB
+    /// photo) are never read. Core Data has no such request; its SQL is not what `explain` shows.
+    public var readsPropertiesToFetchOnly = false
+
     public var storeRequest: FetchRequest {
-        guard resultType == .objects || resultType == .ids else { return self }
+        guard resultType == .objects || resultType == .ids, !(readsPropertiesToFetchOnly && propertiesToFetch != nil) else { return self }
         var request = self
         request.propertiesToFetch = nil
         return request

@@ -36,6 +36,7 @@ struct MemberList {
             let predicate = inverse.isToMany ? "ANY \(inverseName) == \"\(id)\"" : "\(inverseName) == \"\(id)\""
             var fetch = try FetchCommand.parse([destination.name, "--where=" + predicate, "--after=" + (after ?? "start"), "--limit", String(limit + 1)])
             fetch.shape.keyList.value = label.map { [$0] } ?? []
+            fetch.shape.readsShownKeysOnly.value = true
             let rows = try CommandAnswer.run(command: fetch, store: page.store).rows
             list.more = rows.count > limit
             list.members = rows.prefix(limit).compactMap { row in row["objectID"]?.stringValue.map { ($0, label.flatMap { row[$0] }) } }
@@ -45,6 +46,7 @@ struct MemberList {
         // No inverse: the object's own list of them.
         var fetch = try FetchCommand.parse([entity.name, "--where=SELF == \"\(id)\""])
         fetch.shape.keyList.value = [rel.name]
+        fetch.shape.readsShownKeysOnly.value = true
         let ids = (try CommandAnswer.run(command: fetch, store: page.store).rows.first?[rel.name]?.items ?? []).compactMap(\.stringValue)
         let start = after.flatMap(Int.init) ?? 0
         list.count = Int64(ids.count)
@@ -91,6 +93,7 @@ struct MembersPage {
         let objectID = ObjectID(storeUUID: page.store.uuid, entityName: entity.name, primaryKey: key)
         var fetch = try FetchCommand.parse([entity.name, "--where=SELF == \"\(entity.name)/p\(key)\""])
         fetch.shape.keyList.value = [r.relationship.name + ".@count"]
+        fetch.shape.readsShownKeysOnly.value = true
         guard let record = try CommandAnswer.run(command: fetch, store: page.store).rows.first else {
             throw PageNotFound(description: "\(entity.name)/p\(key) is not in the store.")
         }

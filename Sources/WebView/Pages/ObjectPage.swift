@@ -22,6 +22,7 @@ struct ObjectPage {
         let columns = EntityPage.columns(of: entity, model: page.store.model)
         var fetch = try FetchCommand.parse([entity.name, "--where=SELF == \"\(id)\""])
         fetch.shape.keyList.value = columns.filter { !$0.bytes }.map(\.key)
+        fetch.shape.readsShownKeysOnly.value = true
         let fetched = try CommandAnswer.run(command: fetch, store: page.store)
         guard let record = fetched.rows.first, let uri = record["objectID"]?.stringValue else {
             throw PageNotFound(description: "\(id) is not in the store.")
