@@ -52,6 +52,20 @@ final class FetchCommandTests: ExampleStoreTestCase {
         XCTAssertTrue(gone.stderr.contains("Person/p999 is no longer in the store"), gone.stderr)
     }
 
+    /// A count with a limit or an offset: the store applies them when nothing is pending (it
+    /// reads at most that many rows), and the unsaved objects count first when something is.
+    func testACountHonoursItsLimitAndOffsetWithAndWithoutPendingObjects() throws {
+        let people = Int(try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON")) ?? 0
+        XCTAssertEqual(try CLI.run(["fetch", store, "Person", "--as", "count", "--limit", "5"]).stdout, "5\n")
+        XCTAssertEqual(try CLI.run(["fetch", store, "Person", "--as", "count", "--limit", "5", "--offset", String(people - 2)]).stdout, "2\n")
+        XCTAssertEqual(try CLI.run(["fetch", store, "Person", "--as", "count", "--offset", String(people + 3)]).stdout, "0\n")
+        let logged = try CLI.run([store, "-c", "sqldebug 1", "-c", "fetch Person --as count --limit 5"])
+        XCTAssertTrue((logged.stdout + logged.stderr).contains("SELECT COUNT(*) FROM (SELECT 1 FROM ZPERSON t0 LIMIT 5)"), logged.stdout + logged.stderr)
+        let pending = try CLI.run([store, "-c", "insert Person name=z id=00000000-0000-0000-0000-000000000001 isActive=1",
+                                   "-c", "fetch Person --as count --offset \(people - 2)", "-c", "fetch Person --as count --limit 2 --offset \(people - 2)"])
+        XCTAssertEqual(pending.stdout.split(separator: "\n").suffix(2), ["3", "2"], pending.stdout + pending.stderr)
+    }
+
     func testAwkwardValuesMatchLiterally() throws {
         let awkward = ["O'Brien", "say \"hi\"", "100%", "a*b", "x'; DROP TABLE ZPERSON; --", "nul\u{0}byte", "back\\slash", "_under%"]
         let path = folder.appendingPathComponent("Awkward.sqlite").path

@@ -42,8 +42,12 @@ extension Context {
         var sqlRequest = request
         if request.resultType == .count {
             // Unsaved matches are added to the store's count, then the offset and limit apply.
-            sqlRequest.fetchLimit = nil
-            sqlRequest.fetchOffset = nil
+            // With none, the store applies them: a count limited to 10,001 of 10 million rows
+            // reads 10,001 of them.
+            if !matches.isEmpty || !pending.isEmpty {
+                sqlRequest.fetchLimit = nil
+                sqlRequest.fetchOffset = nil
+            }
         } else {
             // Object IDs only select the keys, as managedObjectIDResultType does.
             sqlRequest.resultType = options.idsOnly ? .ids : .objects
@@ -144,6 +148,8 @@ extension Context {
     /// Counts a fetch prepared as a count.
     public func count(_ prepared: PreparedFetch) throws -> Int {
         let total = try readStore { try prepared.plan.count($0) } + prepared.matches.count
+        // The store applied the offset and limit itself when nothing was pending (`prepareFetch`).
+        if prepared.plan.request.fetchLimit != nil || prepared.plan.request.fetchOffset != nil { return total }
         let afterOffset = max(0, total - (prepared.request.fetchOffset ?? 0))
         return prepared.request.fetchLimit.map { min($0, afterOffset) } ?? afterOffset
     }

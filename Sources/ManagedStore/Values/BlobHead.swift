@@ -42,6 +42,52 @@ public struct BlobHead: Sendable, Equatable {
         return result
     }
 
+    /// The length of attribute `key` of each of `objects` that has a value, by primary key, in
+    /// one read and without reading the values: SQLite's `length()` of a blob reads no
+    /// overflow page, and an externally stored value's length is its file's size. (A grid of
+    /// a hundred 100 MB photos reads none of them.)
+    public static func lengths(_ objects: [ObjectID], key: String, store: PersistentStore) throws -> [Int64: Int] {
+        guard let first = objects.first else { return [:] }
+        let entity = try store.entity(first.entityName)
+        guard let attribute = entity.attribute(key), let column = attribute.column,
+              [.binaryData, .transformable, .codable, .undefined].contains(attribute.attribute.type) else {
+            throw Failure.notBinary(entity: entity.name, key: key)
+        }
+        let external = attribute.attribute.allowsExternalBinaryDataStorage
+        let keys = objects.map(\.primaryKey)
+        return try store.reader.read { db in
+            var lengths: [Int64: Int] = [:]
+            let sql = "SELECT Z_PK, typeof(\(SQL.identifier(column))), length(\(SQL.identifier(column))) FROM \(SQL.identifier(entity.table)) "
+                + "WHERE Z_PK IN (\(keys.map(String.init).joined(separator: ",")))"
+            for row in try Row.fetchAll(db, sql: sql) {
+                let key: Int64 = row[0]
+                let type: String = row[1] ?? "null"
+                guard type != "null", let length: Int = row[2] else { continue }
+                guard external, type == "blob", length > 0 else {
+                    lengths[key] = length
+                    continue
+                }
+                // Tagged: 0x01 and the bytes, or 0x02 and a file's name.
+                var handle: OpaquePointer?
+                guard sqlite3_blob_open(db.sqliteConnection, "main", entity.table, column, key, 0, &handle) == SQLITE_OK, let blob = handle else {
+                    if let handle { sqlite3_blob_close(handle) }
+                    lengths[key] = length
+                    continue
+                }
+                defer { sqlite3_blob_close(blob) }
+                var head = [UInt8](repeating: 0, count: min(length, 64))
+                _ = head.withUnsafeMutableBytes { sqlite3_blob_read(blob, $0.baseAddress, Int32($0.count), 0) }
+                if head.first == ExternalDataFiles.referenceTag, let name = ExternalDataFiles.fileName(in: head) {
+                    let path = AttributeValueDecoder.externalDataPath(for: store.path, name: name)
+                    lengths[key] = StoreFile.status(path).map { Int($0.st_size) } ?? 0
+                } else {
+                    lengths[key] = head.first == ExternalDataFiles.inlineTag ? length - 1 : length
+                }
+            }
+            return lengths
+        }
+    }
+
     /// Hands the value over in pieces of at most 256 KiB (`limit` bytes in all, or every one),
     /// with its length, until `body` returns false. Nothing is handed over for nil.
     public static func stream(_ objectID: ObjectID, key: String, store: PersistentStore, limit: Int = .max,

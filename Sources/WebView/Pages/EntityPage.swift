@@ -57,10 +57,10 @@ struct EntityPage {
             objects = fetched.rows
             more = objects.count > size
             if more { objects.removeLast() }
-            objects = try objects.map { try withLengths($0, columns) }
-            // Counted up to the limit by the objects' IDs: a count of the whole table would read it all.
-            let idsOnly = filter.filter { !$0.hasPrefix("--sort=") }
-            count = .integer(Int64(try CommandAnswer.count(["fetch"] + idsOnly + ["--as", "ids", "--limit", String(Self.countLimit + 1)], store: page.store)))
+            objects = try withLengths(objects, columns)
+            // Counted up to the limit: the store reads at most that many rows.
+            let counted = try page.run(["fetch"] + filter.filter { !$0.hasPrefix("--sort=") } + ["--as", "count", "--limit", String(Self.countLimit + 1)])
+            count = counted.json["count"] ?? .null
             sql = try page.run(["explain"] + filter + ["--after=" + (after ?? "start"), "--limit", String(size + 1)]).json
         } catch let failure as PredicateFormatError {
             error = ExitStatus.message(for: failure)
@@ -163,16 +163,22 @@ struct EntityPage {
         return GridView.html(objects, columns: gridColumns)
     }
 
-    /// `record` with each binary column's length (`{"length": N}`, or nil), read without
-    /// reading the bytes (`BlobHead` with none of them): a grid of photos reads no photo.
-    func withLengths(_ record: OutputValue, _ columns: [Column]) throws -> OutputValue {
-        guard case .object(var pairs) = record, let uri = record["objectID"]?.stringValue, let parsed = ObjectID.parse(uri) else { return record }
-        let id = ObjectID(storeUUID: page.store.uuid, entityName: parsed.entityName, primaryKey: parsed.primaryKey)
-        for column in columns where column.bytes {
-            let head = try BlobHead.read(id, key: column.key, bytes: 0, store: page.store)
-            pairs.append((column.key, head.map { .object([("length", .integer(Int64($0.length)))]) } ?? .null))
+    /// The rows with each binary column's length (`{"length": N}`, or nil), read without
+    /// reading the bytes (`BlobHead.lengths`): a grid of photos reads no photo.
+    func withLengths(_ rows: [OutputValue], _ columns: [Column]) throws -> [OutputValue] {
+        let binary = columns.filter(\.bytes)
+        guard !binary.isEmpty else { return rows }
+        let ids = rows.compactMap { $0["objectID"]?.stringValue.flatMap(ObjectID.parse) }
+            .map { ObjectID(storeUUID: page.store.uuid, entityName: $0.entityName, primaryKey: $0.primaryKey) }
+        var lengths: [String: [Int64: Int]] = [:]
+        for column in binary { lengths[column.key] = try BlobHead.lengths(ids, key: column.key, store: page.store) }
+        return rows.map { row in
+            guard case .object(var pairs) = row, let key = row["objectID"]?.stringValue.flatMap(ObjectID.parse)?.primaryKey else { return row }
+            for column in binary {
+                pairs.append((column.key, lengths[column.key]?[key].map { .object([("length", .integer(Int64($0)))]) } ?? .null))
+            }
+            return .object(pairs)
         }
-        return .object(pairs)
     }
 
     /// `/Person.csv`: the query's objects as CSV, written as they are read (fetch's writer).

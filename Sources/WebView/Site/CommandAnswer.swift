@@ -15,8 +15,6 @@ struct CommandAnswer {
     var warnings: [String] = []
     /// Whether rows past `rowLimit` were left out.
     var truncated = false
-    /// The rows given, kept or not.
-    var counted = 0
 
     /// The answer as the command line's JSON prints it.
     var json: OutputValue { answer ?? .array(rows) }
@@ -28,16 +26,9 @@ struct CommandAnswer {
 
     /// Runs a command made from its words and then given what words cannot say (a list of
     /// keys that may hold commas) on `store`.
-    /// How many rows `words` give, counted as they come and kept nowhere (a grid's bounded
-    /// count: `fetch … --as ids --limit 10001`, which reads an index, where a count of a
-    /// 10-million-row table reads it all).
-    static func count(_ words: [String], store: PersistentStore) throws -> Int {
-        try run(command: try CommandTable.parse(words), store: store, counting: true).counted
-    }
-
-    static func run(command: SessionCommand, store: PersistentStore, rowLimit: Int? = nil, counting: Bool = false) throws -> CommandAnswer {
+    static func run(command: SessionCommand, store: PersistentStore, rowLimit: Int? = nil) throws -> CommandAnswer {
         let sink = OutputSink(collectingWithWidth: nil, byteLimit: 16 << 20)
-        let collector = Collector(limit: rowLimit, counting: counting)
+        let collector = Collector(limit: rowLimit)
         sink.resultReceiver = collector
         var warnings: [String] = []
         let session = Session(store: store, format: .json, output: sink, warn: { warnings.append($0) }, note: { _ in }, runsOneCommand: true)
@@ -48,25 +39,18 @@ struct CommandAnswer {
         }
         sink.flush()
         return CommandAnswer(rows: collector.rows, answer: collector.answer, text: String(decoding: sink.collected, as: UTF8.self),
-                             warnings: warnings, truncated: collector.truncated, counted: collector.counted)
+                             warnings: warnings, truncated: collector.truncated)
     }
 
     private final class Collector: ResultReceiver {
         let limit: Int?
-        let counting: Bool
         var rows: [OutputValue] = []
         var answer: OutputValue?
         var truncated = false
-        var counted = 0
 
-        init(limit: Int?, counting: Bool) {
-            self.limit = limit
-            self.counting = counting
-        }
+        init(limit: Int?) { self.limit = limit }
 
         func receive(_ record: OutputValue) -> Bool {
-            counted += 1
-            if counting { return true }
             if let limit, rows.count >= limit {
                 truncated = true
                 return false
