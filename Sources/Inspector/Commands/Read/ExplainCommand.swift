@@ -20,6 +20,10 @@ public struct ExplainCommand: SessionCommand {
 
     @OptionGroup public var predicate: PredicateOptions
     @OptionGroup public var shape: FetchShapeOptions
+    @Flag(name: .long, help: "Under the SQL, SQLite's query plan in the model's terms (SCAN Person, SEARCH Person USING INDEX …), each table's rows, a verdict, and for a fetch that reads a whole table or sorts, the index that spares it: as SwiftData's #Index, the model editor's fetch index and Core Data's CREATE INDEX.")
+    public var plan = false
+    @Flag(name: .customLong("try"), help: "With --plan: run the fetch before and after the advised index on a temporary copy of the store, and print both times. The store itself is never touched.")
+    public var tryIndex = false
     @OptionGroup public var output: FormatOption
 
     public init() {}
@@ -39,28 +43,42 @@ public struct ExplainCommand: SessionCommand {
             let forms = FetchRequest.ResultType.allCases.map(\.rawValue) + FetchCode.Form.allCases.map(\.rawValue)
             throw CommandError.usage("--as takes \(forms.joined(separator: ", ")), not '\(type)'")
         }
-        let plan = try FetchPlan(try shape.request(entity: entity, predicate: predicate, store: session.store, warn: session.warn).storeRequest, store: session.store)
-        plan.warnings.forEach(session.warn)
-        let values = plan.statement.storedArguments.map(OutputValue.init)
-        let sql = plan.statement.sql
+        if tryIndex && !plan { throw CommandError.usage("--try measures the advised index: give --plan too") }
+        let fetchPlan = try FetchPlan(try shape.request(entity: entity, predicate: predicate, store: session.store, warn: session.warn).storeRequest, store: session.store)
+        fetchPlan.warnings.forEach(session.warn)
+        let values = fetchPlan.statement.storedArguments.map(OutputValue.init)
+        let sql = fetchPlan.statement.sql
         // The statement and its bindings, as lines, in every format but JSON.
-        let lines = { [ReportPart.line(sql)] + values.enumerated().map { .line("  bind[\($0.offset)] = \($0.element.bindText)") } }
-        session.results(output).report(Report(value: { .object([("sql", .string(sql)), ("arguments", .array(values))]) },
-                                              people: lines, csv: lines))
+        let statementLines = [ReportPart.line(sql)] + values.enumerated().map { .line("  bind[\($0.offset)] = \($0.element.bindText)") }
+        guard plan else {
+            session.results(output).report(Report(value: { .object([("sql", .string(sql)), ("arguments", .array(values))]) },
+                                                  people: { statementLines }, csv: { statementLines }))
+            return
+        }
+        let explained = try PlanReport.make(fetchPlan, store: session.store, measure: tryIndex)
+        session.results(output).report(Report(value: { .object([("sql", .string(sql)), ("arguments", .array(values))] + explained.value) },
+                                              people: { statementLines + explained.lines }, csv: { statementLines + explained.lines }))
     }
 }
 
 extension ExplainCommand {
     static let tool = ToolDeclaration(
-        title: "Explain a fetch's SQL", description: "The SQL a fetch runs, and its bound values; with 'as', the fetch as Swift or Objective-C-style code to paste.",
+        title: "Explain a fetch's SQL",
+        description: "The SQL a fetch runs, and its bound values; with 'plan', SQLite's query plan in the model's terms, each table's rows, "
+            + "a verdict and, for a fetch that reads a whole table or sorts, the index that spares it (as #Index, a fetch index and CREATE INDEX); "
+            + "with 'as', the fetch as Swift or Objective-C-style code to paste.",
         arguments: [.entity(), .predicate, .predicateArguments, ToolArgument("sort", .list, "Sort keys, comma-separated or an array."),
+                    ToolArgument("plan", .boolean, "Add the query plan, the verdict and the index advice."),
                     ToolArgument("as", .string, "Instead of the SQL, the fetch as code to paste: swift (a #Predicate), fetch-descriptor, nspredicate or fetch-request.")],
-        answer: .oneOf([.object([("sql", .string), ("arguments", .array(.any))], required: ["sql"]), .record([("as", .string), ("code", .string)])])
+        answer: .oneOf([.object([("sql", .string), ("arguments", .array(.any)), ("plan", .object([("steps", .array(.anyObject)), ("verdict", .string)], required: ["steps", "verdict"])),
+                                 ("advice", .nullable(.anyObject))], required: ["sql"]),
+                        .record([("as", .string), ("code", .string)])])
     ) { a in
         var command = try ExplainCommand.parse(["-"])
         command.entity = a.text("entity") ?? ""
         command.predicate = try a.predicate()
         command.shape.sort = a.items("sort")
+        command.plan = a.flag("plan")
         if let form = a.text("as") {
             guard FetchCode.Form(rawValue: form) != nil else {
                 throw CommandError.usage("explain: 'as' takes \(FetchCode.Form.allCases.map(\.rawValue).joined(separator: ", ")), not '\(form)'")
