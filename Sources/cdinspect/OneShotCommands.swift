@@ -39,7 +39,7 @@ enum OneShotCommands {
     /// The subcommands of the executable alone, which no session runs, with their groups.
     static let executableOnly: [(command: ParsableCommand.Type, group: OverviewGroup)] = [
         (DiffSubcommand.self, .beforeAndAfter), (CreateSubcommand.self, .beforeAndAfter), (PullSubcommand.self, .beforeAndAfter), (StoresSubcommand.self, .find), (MCPSubcommand.self, .serve),
-        (BrowseSubcommand.self, .serve),
+        (BrowseSubcommand.self, .serve), (ProfileSubcommand.self, .health),
     ]
 
     /// Each as `OneShot<Command>`, made by `oneShot`: a list of `OneShot<…>` types written

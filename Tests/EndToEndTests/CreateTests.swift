@@ -51,6 +51,22 @@ final class CreateTests: XCTestCase {
 
     /// A store Core Data wrote, its model exported, and a store created from that model: the
     /// same version hashes in the metadata, the same tables, columns and unique indexes.
+    /// A fetch index the model declares is created as Core Data creates it: CoreDataPlus's
+    /// SampleModel V2 store holds `Z_Car_byMakerAndNumberPlate`, byte for byte.
+    func testAFetchIndexIsCreatedAsCoreDataCreatesIt() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let original = try Fixtures.copy("alemar11_CoreDataPlus/SampleModel__Fixtures__SampleModel_V2.sqlite", into: folder).path
+        let exported = folder.appendingPathComponent("model")
+        XCTAssertEqual(try CLI.run(["model", original, "export", exported.path]).status, 0)
+        let bundle = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: exported.path).first { $0.hasSuffix(".xcdatamodeld") })
+        let store = folder.appendingPathComponent("Created.sqlite").path
+        let created = try CLI.run(["create", store, "--model", exported.appendingPathComponent(bundle).path])
+        XCTAssertEqual(created.status, 0, created.stderr)
+        let indexes = "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE 'Z%' AND sql IS NOT NULL ORDER BY name"
+        XCTAssertEqual(try SQLiteShell.read(store, indexes), try SQLiteShell.read(original, indexes))
+        XCTAssertTrue(try SQLiteShell.read(store, indexes).contains("CREATE INDEX Z_Car_byMakerAndNumberPlate ON ZCAR (ZMAKER COLLATE BINARY ASC, ZNUMBERPLATE COLLATE BINARY ASC)"))
+    }
+
     func testTheSchemaOfAStoreCoreDataWrote() throws {
         let folder = try Fixtures.temporaryDirectory(self)
         let original = try Fixtures.copy("alemar11_CoreDataPlus/SampleModel2__Fixtures__SampleModel2_V2.sqlite", into: folder).path

@@ -39,6 +39,38 @@ final class DoctorTests: XCTestCase {
         XCTAssertEqual(code, status, stderr, file: file, line: line)
     }
 
+    /// Indexes: a fetch index the model declares and the store lacks, a to-one key with no
+    /// index on a large table, and SQLite's statistics, never gathered or stale.
+    func testIndexesTheModelDeclaresAndTheKeysNeed() throws {
+        func checks(_ store: String) throws -> [String] {
+            summary(try doctor(store).report["findings"]).filter {
+                ["fetch_index_missing", "to_one_unindexed", "statistics_never_gathered", "statistics_stale"].contains(String($0.split(separator: " ")[0]))
+            }
+        }
+        // A store Core Data wrote with its fetch index: nothing missing; then without it.
+        let genuine = try Fixtures.copy("alemar11_CoreDataPlus/SampleModel__Fixtures__SampleModel_V2.sqlite", into: folder).path
+        XCTAssertEqual(try checks(genuine), [])
+        try SQLiteShell.run(genuine, "DROP INDEX Z_Car_byMakerAndNumberPlate")
+        XCTAssertEqual(try checks(genuine), ["fetch_index_missing Car maker,numberPlate 1 []"])
+        // The owner key of 11,000 cars without its index; a small table's is not named.
+        let large = try example(people: 11_000)
+        try SQLiteShell.run(large, "DROP INDEX ZCAR_ZOWNER_INDEX")
+        XCTAssertEqual(try checks(large), ["to_one_unindexed Car owner 11000 []"])
+        let small = try example()
+        try SQLiteShell.run(small, "DROP INDEX ZCAR_ZOWNER_INDEX")
+        XCTAssertEqual(try checks(small), [])
+        // A store of 100,000 people without statistics gets a note, not a warning.
+        let bulk = try example()
+        try SQLiteShell.run(bulk, "INSERT INTO ZPERSON(Z_PK, Z_ENT, Z_OPT, ZNAME, ZAGE, ZISACTIVE, ZID) SELECT value + 1000, (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Person'), 1, 'p' || value, 20, 1, randomblob(16) FROM generate_series(1, 100000); UPDATE Z_PRIMARYKEY SET Z_MAX = 101000 WHERE Z_NAME = 'Person';")
+        XCTAssertEqual(try checks(bulk), ["statistics_never_gathered - - 100010 []"])
+        // Statistics gathered at 10 rows, the table grown past twice that.
+        let analysed = try example()
+        try SQLiteShell.run(analysed, "ANALYZE")
+        XCTAssertEqual(try checks(analysed), [])
+        try SQLiteShell.run(analysed, "INSERT INTO ZTAG(Z_PK, Z_ENT, Z_OPT, ZNAME) SELECT value + 100, (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tag'), 1, 't' || value FROM generate_series(1, 2000); UPDATE Z_PRIMARYKEY SET Z_MAX = 2100 WHERE Z_NAME = 'Tag';")
+        XCTAssertEqual(try checks(analysed).map { String($0.split(separator: " ").prefix(2).joined(separator: " ")) }, ["statistics_stale Tag"])
+    }
+
     func testACleanStoreAndWhereItsSpaceGoes() throws {
         let store = try example()
         let (status, report, _) = try doctor(store)

@@ -51,7 +51,7 @@ final class ManPageTests: XCTestCase {
                 XCTAssertTrue(manual.contains(option), "man page does not mention \(option) of '\(command)'")
             }
         }
-        for subcommand in ["info", "entities", "schema", "fetch", "count", "explain", "batch-update", "batch-delete"] {
+        for subcommand in ["info", "entities", "schema", "fetch", "count", "explain", "batch-update", "batch-delete", "profile"] {
             let help = try CLI.run([subcommand, "--help"])
             XCTAssertEqual(help.status, 0, help.stderr)
             for option in Self.options(in: help.stdout) {

@@ -19,11 +19,3 @@ public final class ResultCollector: ResultReceiver {
         answers.append(answer)
     }
 }
-
-extension OutputValue {
-    /// The value under `key` of an object; nil for anything else.
-    public subscript(key: String) -> OutputValue? {
-        guard case .object(let pairs) = self else { return nil }
-        return pairs.first { $0.0 == key }?.1
-    }
-}

@@ -143,6 +143,19 @@ public enum StoreCreator {
         // stores it wrote (`Z_Book_UNIQUE_uniqueID`, CoreDataPlus; the name of one over several
         // attributes, joined by `_`, is unconfirmed).
         for entity in model.entities {
+            // Fetch indexes as Core Data creates them, before the entity's unique indexes:
+            // `Z_<Entity>_<name>`, each column COLLATE BINARY in its order (CoreDataPlus's
+            // SampleModel V2 store: Z_Car_byMakerAndNumberPlate). An R-tree index is a virtual
+            // table Core Data makes with its own module; it is not written here.
+            for index in entity.fetchIndexes where !index.elements.isEmpty && !index.elements.contains(where: \.isRTree) {
+                let assigned = rowColumns[model.rootEntity(of: entity.name)?.name ?? ""] ?? [:]
+                let columns = index.elements.compactMap { element in
+                    ColumnNaming.column(in: assigned, declaredBy: model.property(element.propertyName, of: entity.name)?.declaredBy ?? entity.name,
+                                        property: element.propertyName).map { "\(SQL.identifier($0)) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")" }
+                }
+                guard columns.count == index.elements.count else { continue }
+                indexes.append("CREATE INDEX \(SQL.identifier("Z_\(entity.name)_\(index.name)")) ON \(SQL.identifier(table(entity.name))) (\(columns.joined(separator: ", ")))")
+            }
             for constraint in entity.uniquenessConstraints {
                 let assigned = rowColumns[model.rootEntity(of: entity.name)?.name ?? ""] ?? [:]
                 let columns = constraint.compactMap { name in

@@ -32,6 +32,7 @@ public struct StoreHealth {
                 ("one-to-one pairs", oneToOnePairs),
                 ("ordered relationships", orderKeys),
                 ("history", historyRows),
+                ("indexes", indexes),
             ]
         case .rows:
             let census = census ?? TableCensus()

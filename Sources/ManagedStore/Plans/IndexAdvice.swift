@@ -47,9 +47,14 @@ public struct IndexAdvice: Sendable {
     /// The indexes for `plan` on `store`; nil when its plan has nothing an index spares, or
     /// SQLite's planner chooses none of the candidates. `current` is the plan as the store has it.
     public static func advise(_ plan: FetchPlan, current: QueryPlan, store: PersistentStore) throws -> IndexAdvice? {
+        try advise(sql: plan.statement.sql, arguments: plan.statement.arguments, entity: plan.entity.name, current: current, store: store)
+    }
+
+    /// The same for a statement given as SQL (a profiled log's), `entity` the one it fetches.
+    public static func advise(sql: String, arguments: [DatabaseValue] = [], entity: String, current: QueryPlan,
+                              store: PersistentStore) throws -> IndexAdvice? {
         guard current.scansOrSorts else { return nil }
-        let sql = plan.statement.sql
-        let names = TableNames(sql: sql, fetched: plan.entity.name, store: store)
+        let names = TableNames(sql: sql, fetched: entity, store: store)
         var candidates: [Candidate] = []
         for alias in names.aliases.keys.sorted() {
             guard let table = names.aliases[alias]?.table else { continue }
@@ -77,7 +82,7 @@ public struct IndexAdvice: Sendable {
             }
         }
         guard !candidates.isEmpty else { return nil }
-        let tried = try schema.plan(sql: sql, arguments: plan.statement.arguments, candidates: candidates, names: names, current: current)
+        let tried = try schema.plan(sql: sql, arguments: arguments, candidates: candidates, names: names, current: current)
         let used = candidates.filter { candidate in tried.steps.contains { $0.index == candidate.name } }
         guard !used.isEmpty else { return nil }
         let indexes = used.map { candidate -> Index in
@@ -209,7 +214,7 @@ struct SchemaCopy {
                                arguments: [c.table, c.name, "\(rows) " + c.columns.map { _ in String(perKey) }.joined(separator: " ")])
             }
             try db.execute(sql: "ANALYZE sqlite_master")
-            let rows = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments))
+            let rows = try planRows(db, sql, arguments)
             let steps = rows.map { names.step(id: $0["id"] ?? 0, parent: $0["parent"] ?? 0, detail: $0["detail"] ?? "") }
             return QueryPlan(steps: steps, tables: current.tables)
         }

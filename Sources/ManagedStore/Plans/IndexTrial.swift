@@ -7,7 +7,7 @@ import GRDB
 public enum IndexTrial {
     /// Seconds the statement took, best of three, before and after.
     public static func measure(_ plan: FetchPlan, advice: IndexAdvice, store: PersistentStore) throws -> (before: Double, after: Double) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cdinspect-try-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("index-trial-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let copy = try DatabaseQueue(path: folder.appendingPathComponent("copy.sqlite").path)

@@ -62,9 +62,15 @@ public struct QueryPlan: Sendable {
         try store.read { db in try explain(sql: plan.statement.sql, arguments: plan.statement.arguments, entity: plan.entity.name, store: store, db) }
     }
 
+    /// The plan of a statement given as SQL (a profiled log's: its parameters unbound),
+    /// `entity` the one it fetches.
+    public static func explain(sql: String, entity: String, store: PersistentStore) throws -> QueryPlan {
+        try store.read { db in try explain(sql: sql, arguments: [], entity: entity, store: store, db) }
+    }
+
     static func explain(sql: String, arguments: [DatabaseValue], entity: String, store: PersistentStore, _ db: Database) throws -> QueryPlan {
         let names = TableNames(sql: sql, fetched: entity, store: store)
-        let rows = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments))
+        let rows = try planRows(db, sql, arguments)
         var steps: [Step] = []
         for row in rows {
             let detail: String = row["detail"] ?? ""
@@ -77,6 +83,14 @@ public struct QueryPlan: Sendable {
         }
         return QueryPlan(steps: steps, tables: tables.map { (entity: $0.0, table: $0.1, rows: $0.2) })
     }
+}
+
+/// `EXPLAIN QUERY PLAN` of `sql`; a statement read from a log, whose values are not known,
+/// is planned with its parameters unbound (NULL), as SQLite allows.
+func planRows(_ db: Database, _ sql: String, _ arguments: [DatabaseValue]) throws -> [Row] {
+    let statement = try db.makeStatement(sql: "EXPLAIN QUERY PLAN " + sql)
+    if arguments.isEmpty { statement.setUncheckedArguments(StatementArguments()) } else { try statement.setArguments(StatementArguments(arguments)) }
+    return try Row.fetchAll(statement)
 }
 
 /// The statement's tables by alias (`ZPERSON t0`), and their columns by attribute name.

@@ -62,37 +62,3 @@ struct CommandAnswer {
         func receive(answer: OutputValue) { self.answer = answer }
     }
 }
-
-extension OutputValue {
-    /// The value under `key` of an object; nil for anything else.
-    subscript(key: String) -> OutputValue? {
-        guard case .object(let pairs) = self else { return nil }
-        return pairs.first { $0.0 == key }?.1
-    }
-
-    var stringValue: String? {
-        switch self {
-        case .string(let s), .objectID(let s): return s
-        case .objectURI(let prefix, let key): return prefix + String(key)
-        default: return nil
-        }
-    }
-
-    var intValue: Int64? {
-        switch self {
-        case .integer(let i): return i
-        case .real(let d) where d.rounded() == d: return Int64(exactly: d)
-        default: return nil
-        }
-    }
-
-    var items: [OutputValue] {
-        if case .array(let items) = self { return items }
-        return []
-    }
-
-    var pairs: [(String, OutputValue)] {
-        if case .object(let pairs) = self { return pairs }
-        return []
-    }
-}
