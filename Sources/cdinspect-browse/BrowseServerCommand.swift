@@ -15,62 +15,48 @@ struct BrowseServerCommand: ParsableCommand {
 
     @Argument(help: "The store (or an app's bundle identifier or name).")
     var store: String
-    @Option(name: .long, help: "The port to listen on (default: a free one).")
-    var port: Int?
-    @Flag(name: .long, help: "Open the web view in the default browser.")
-    var open = false
-    @Flag(name: .long, help: "Offer edits, saved as a context saves them (a snapshot is taken before the first save).")
-    var write = false
-    @Flag(name: .long, help: "Open the store as evidence (SQLite's immutable=1): no file is created or changed beside it.")
-    var immutable = false
-    @Option(name: .long, help: "An .xcdatamodeld, .xcdatamodel or contents file to use as the model.")
-    var model: String?
-    @Option(name: .long, help: ArgumentHelp("Another model or store for the model page's diff.", valueName: "other"))
-    var compare: String?
-    @Option(name: .long, help: ArgumentHelp("Stop a page after this many seconds (default 30; 0: no limit).", valueName: "seconds"))
-    var timeout: Double = 30
+    @OptionGroup var options: BrowseOptions
+    @OptionGroup var storeOptions: BrowseStoreOptions
 
     func validate() throws {
-        if let port, !(0...65_535).contains(port) { throw ValidationError("--port takes a port number from 0 (a free one) to 65535") }
-        if write && immutable { throw ValidationError("--write and --immutable: an immutable store cannot be written") }
-        guard timeout >= 0, timeout.isFinite else { throw ValidationError("--timeout takes a number of seconds, 0 for no limit") }
+        if options.write && storeOptions.immutable { throw ValidationError("--write and --immutable: an immutable store cannot be written") }
     }
 
     func run() throws {
         let path: String
         let opened: PersistentStore
-        var storeOptions = PersistentStore.Options(modelPath: model, readonly: true, immutable: immutable)
+        var openOptions = PersistentStore.Options(modelPath: storeOptions.model, readonly: true, immutable: storeOptions.immutable)
         do {
             path = try StoreSearch.resolve(store)
-            opened = try PersistentStore(path: path, options: storeOptions)
+            opened = try PersistentStore(path: path, options: openOptions)
         } catch {
             Self.say("error", ExitStatus.message(for: error))
             throw ExitCode(ExitStatus.code(for: error))
         }
         for warning in opened.warnings { Self.say("warning", "\(warning)") }
-        storeOptions.log = nil
-        var options = Site.Options(storePath: path, storeOptions: storeOptions)
-        options.writes = write
-        options.compareWith = compare
-        options.timeLimit = timeout
+        openOptions.log = nil
+        var site = Site.Options(storePath: path, storeOptions: openOptions)
+        site.writes = options.write
+        site.compareWith = options.compare
+        site.timeLimit = storeOptions.timeout
         let server: HTTPServer
         do {
-            server = try HTTPServer(port: port ?? 0) { boundPort in
-                try Site(options: options, gate: AccessGate(port: boundPort), store: opened)
+            server = try HTTPServer(port: options.port ?? 0) { boundPort in
+                try Site(options: site, gate: AccessGate(port: boundPort), store: opened)
             }
         } catch {
             Self.say("error", "\(error)")
             throw ExitCode(ExitStatus.failure)
         }
-        let site = server.site
-        let url = site.gate.loginURL
-        let mode = write ? "writes (Save keeps a snapshot first)" : "read-only"
+        let running = server.site
+        let url = running.gate.loginURL
+        let mode = options.write ? "writes (Save keeps a snapshot first)" : "read-only"
         FileHandle.standardOutput.write(Data("cdinspect: browsing \(path), \(mode); Ctrl-C stops\n\(url)\n".utf8))
-        if open { BrowserLauncher.open(url) }
+        if options.open { BrowserLauncher.open(url) }
         Stop.install {
-            let pending = site.pendingChanges
+            let pending = running.pendingChanges
             if pending > 0 { Self.say("warning", "\(pending) unsaved change(s) discarded") }
-            site.close()
+            running.close()
             BrowserLauncher.cleanUp()
         }
         server.wait()

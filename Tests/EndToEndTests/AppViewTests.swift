@@ -213,12 +213,9 @@ final class AppViewTests: XCTestCase {
         let browser = try WebDriver()
         defer { browser.quit() }
         let store = try Fixtures.exampleStore(in: folder).path
-        try SQLiteShell.run(store, """
-            UPDATE ZPERSON SET ZNAME = '<script>window.__pwned=1</script>' WHERE Z_PK = 1;
-            UPDATE ZPERSON SET ZNAME = '"><img src=x onerror="window.__pwned=1">' WHERE Z_PK = 2;
+        try HostileMarkup.apply(to: store, """
             UPDATE ZPERSON SET ZHOMEPAGE = 'javascript:window.__pwned=1' WHERE Z_PK = 3;
-            UPDATE ZCAR SET ZPLATE = '</td></tr></table><svg onload="window.__pwned=1">' WHERE Z_PK = 1;
-            UPDATE ZTAG SET ZNAME = '<iframe srcdoc="<script>parent.__pwned=1</script>">' WHERE Z_PK = 1;
+            UPDATE ZTAG SET ZNAME = '<iframe srcdoc="<script>parent.__pwned=1</script>">' WHERE Z_PK = 2;
             """)
         let (mcp, _) = try server(store, views: true)
         defer { _ = mcp.finish() }

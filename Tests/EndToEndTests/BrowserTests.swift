@@ -134,14 +134,11 @@ final class BrowserTests: XCTestCase {
         let browser = try WebDriver()
         defer { browser.quit() }
         let store = try Fixtures.exampleStore(in: folder).path
-        try SQLiteShell.run(store, """
-            UPDATE ZPERSON SET ZNAME = '<script>window.__pwned=1</script>' WHERE Z_PK = 1;
-            UPDATE ZPERSON SET ZNAME = '"><img src=x onerror="window.__pwned=1">' WHERE Z_PK = 2;
+        // Markup, a 20 MB string, a 100 MB blob, a javascript: address.
+        try HostileMarkup.apply(to: store, """
             UPDATE ZPERSON SET ZNAME = printf('%.*c', 20000000, 'x') WHERE Z_PK = 3;
             UPDATE ZPERSON SET ZPHOTO = x'01' || zeroblob(100000000) WHERE Z_PK = 4;
             UPDATE ZPERSON SET ZHOMEPAGE = 'javascript:window.__pwned=1' WHERE Z_PK = 5;
-            UPDATE ZCAR SET ZPLATE = '</td></tr></table><script>window.__pwned=1</script>' WHERE Z_PK = 1;
-            UPDATE ZTAG SET ZNAME = '<svg onload="window.__pwned=1">' WHERE Z_PK = 1;
             """)
         let server = try BrowseServer(store)
         defer { server.stop() }

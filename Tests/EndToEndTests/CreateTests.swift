@@ -49,35 +49,35 @@ final class CreateTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("Twice.sqlite").path))
     }
 
-    /// A store Core Data wrote, its model exported, and a store created from that model: the
-    /// same version hashes in the metadata, the same tables, columns and unique indexes.
-    /// A fetch index the model declares is created as Core Data creates it: CoreDataPlus's
-    /// SampleModel V2 store holds `Z_Car_byMakerAndNumberPlate`, byte for byte.
-    func testAFetchIndexIsCreatedAsCoreDataCreatesIt() throws {
+    /// A store Core Data wrote (a fixture's copy), its model exported, and a store created
+    /// from that model: (the copy, the created store, what create said on stderr).
+    func createdFromTheModelOf(_ fixture: String) throws -> (original: String, store: String, stderr: String) {
         let folder = try Fixtures.temporaryDirectory(self)
-        let original = try Fixtures.copy("alemar11_CoreDataPlus/SampleModel__Fixtures__SampleModel_V2.sqlite", into: folder).path
+        let original = try Fixtures.copy(fixture, into: folder).path
         let exported = folder.appendingPathComponent("model")
         XCTAssertEqual(try CLI.run(["model", original, "export", exported.path]).status, 0)
         let bundle = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: exported.path).first { $0.hasSuffix(".xcdatamodeld") })
         let store = folder.appendingPathComponent("Created.sqlite").path
         let created = try CLI.run(["create", store, "--model", exported.appendingPathComponent(bundle).path])
         XCTAssertEqual(created.status, 0, created.stderr)
+        return (original, store, created.stderr)
+    }
+
+    /// A fetch index the model declares is created as Core Data creates it: CoreDataPlus's
+    /// SampleModel V2 store holds `Z_Car_byMakerAndNumberPlate`, byte for byte.
+    func testAFetchIndexIsCreatedAsCoreDataCreatesIt() throws {
+        let (original, store, _) = try createdFromTheModelOf("alemar11_CoreDataPlus/SampleModel__Fixtures__SampleModel_V2.sqlite")
         let indexes = "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE 'Z%' AND sql IS NOT NULL ORDER BY name"
         XCTAssertEqual(try SQLiteShell.read(store, indexes), try SQLiteShell.read(original, indexes))
         XCTAssertTrue(try SQLiteShell.read(store, indexes).contains("CREATE INDEX Z_Car_byMakerAndNumberPlate ON ZCAR (ZMAKER COLLATE BINARY ASC, ZNUMBERPLATE COLLATE BINARY ASC)"))
     }
 
+    /// A store Core Data wrote, its model exported, and a store created from that model: the
+    /// same version hashes in the metadata, the same tables, columns and unique indexes.
     func testTheSchemaOfAStoreCoreDataWrote() throws {
-        let folder = try Fixtures.temporaryDirectory(self)
-        let original = try Fixtures.copy("alemar11_CoreDataPlus/SampleModel2__Fixtures__SampleModel2_V2.sqlite", into: folder).path
-        let exported = folder.appendingPathComponent("model")
-        XCTAssertEqual(try CLI.run(["model", original, "export", exported.path]).status, 0)
-        let bundle = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: exported.path).first { $0.hasSuffix(".xcdatamodeld") })
-        let store = folder.appendingPathComponent("Created.sqlite").path
-        let created = try CLI.run(["create", store, "--model", exported.appendingPathComponent(bundle).path])
-        XCTAssertEqual(created.status, 0, created.stderr)
+        let (original, store, stderr) = try createdFromTheModelOf("alemar11_CoreDataPlus/SampleModel2__Fixtures__SampleModel2_V2.sqlite")
         // Book.pagesCount counts a to-many: its triggers are written, so nothing is warned of.
-        XCTAssertFalse(created.stderr.contains("derived attributes"), created.stderr)
+        XCTAssertFalse(stderr.contains("derived attributes"), stderr)
 
         func stored(_ path: String) throws -> [String] {
             try XCTUnwrap(CLI.json(["model", path, "hashes", "--format", "json"]) as? [[String: Any]]).map { "\($0["entity"] ?? "") \($0["stored"] ?? "")" }

@@ -43,25 +43,31 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     /// `x-coredata:///Entity/t<UUID><n>` and `Entity/tN`; `nil` if the text is none of them.
     /// A temporary ID comes back with a negative key.
     public static func parse(_ text: String) -> (storeUUID: String?, entityName: String, primaryKey: Int64)? {
-        var rest = Substring(text)
+        // On the UTF-8 view: a page of a thousand objects parses each ID a few times, and
+        // Character-by-Character splitting cost more than the page's queries.
+        let bytes = text.utf8
+        let slashByte = UInt8(ascii: "/")
+        var start = bytes.startIndex
         var uuid: String?
-        if rest.hasPrefix("x-coredata://") {
-            rest = rest.dropFirst("x-coredata://".count)
-            guard let slash = rest.firstIndex(of: "/") else { return nil }
-            uuid = String(rest[..<slash])
-            rest = rest[rest.index(after: slash)...]
+        if bytes.starts(with: "x-coredata://".utf8) {
+            start = bytes.index(start, offsetBy: 13)
+            guard let slash = bytes[start...].firstIndex(of: slashByte) else { return nil }
+            uuid = String(text[start..<slash])
+            start = bytes.index(after: slash)
         }
-        let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, let kind = parts[1].first else { return nil }
-        var key = parts[1].dropFirst()
-        switch kind {
-        case "p":
+        guard let slash = bytes[start...].firstIndex(of: slashByte), slash > start else { return nil }
+        let kindIndex = bytes.index(after: slash)
+        guard kindIndex < bytes.endIndex, !bytes[kindIndex...].contains(slashByte) else { return nil }
+        let entity = String(text[start..<slash])
+        var key = text[bytes.index(after: kindIndex)...]
+        switch bytes[kindIndex] {
+        case UInt8(ascii: "p"):
             guard let pk = Int64(key), pk > 0 else { return nil }
-            return (uuid, String(parts[0]), pk)
-        case "t":
+            return (uuid, entity, pk)
+        case UInt8(ascii: "t"):
             if key.hasPrefix(ObjectID.temporarySpace) { key = key.dropFirst(ObjectID.temporarySpace.count) }
             guard let n = Int64(key), n > 0 else { return nil }
-            return ("", String(parts[0]), -n)
+            return ("", entity, -n)
         default:
             return nil
         }

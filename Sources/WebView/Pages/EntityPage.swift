@@ -168,12 +168,12 @@ struct EntityPage {
     func withLengths(_ rows: [OutputValue], _ columns: [Column]) throws -> [OutputValue] {
         let binary = columns.filter(\.bytes)
         guard !binary.isEmpty else { return rows }
-        let ids = rows.compactMap { $0["objectID"]?.stringValue.flatMap(ObjectID.parse) }
-            .map { ObjectID(storeUUID: page.store.uuid, entityName: $0.entityName, primaryKey: $0.primaryKey) }
+        let parsed = rows.map { $0["objectID"]?.stringValue.flatMap(ObjectID.parse) }
+        let ids = parsed.compactMap { $0 }.map { ObjectID(storeUUID: page.store.uuid, entityName: $0.entityName, primaryKey: $0.primaryKey) }
         var lengths: [String: [Int64: Int]] = [:]
         for column in binary { lengths[column.key] = try BlobHead.lengths(ids, key: column.key, store: page.store) }
-        return rows.map { row in
-            guard case .object(var pairs) = row, let key = row["objectID"]?.stringValue.flatMap(ObjectID.parse)?.primaryKey else { return row }
+        return zip(rows, parsed).map { row, id in
+            guard case .object(var pairs) = row, let key = id?.primaryKey else { return row }
             for column in binary {
                 pairs.append((column.key, lengths[column.key]?[key].map { .object([("length", .integer(Int64($0)))]) } ?? .null))
             }

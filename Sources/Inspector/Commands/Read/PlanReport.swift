@@ -43,8 +43,8 @@ struct PlanReport {
             adviceValue.append(("try", .object([("beforeMilliseconds", .real(timing.before * 1000)), ("afterMilliseconds", .real(timing.after * 1000)),
                                                 ("copy", .string("a temporary copy of the store, removed after"))])))
             let ratio = timing.after > 0 ? timing.before / timing.after : 0
-            lines.append(.line(String(format: "try: %.1f ms before, %.1f ms with the index (%.1f× faster), on a temporary copy of the store",
-                                      timing.before * 1000, timing.after * 1000, ratio)))
+            func ms(_ seconds: Double) -> String { String(format: seconds < 0.001 ? "%.3f ms" : "%.1f ms", seconds * 1000) }
+            lines.append(.line("try: \(ms(timing.before)) before, \(ms(timing.after)) with the index (\(String(format: "%.1f", ratio))× faster), on a temporary copy of the store"))
         }
         value.append(("advice", .object(adviceValue)))
         return PlanReport(value: value, lines: lines)

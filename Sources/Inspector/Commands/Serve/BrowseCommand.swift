@@ -24,20 +24,13 @@ public struct BrowseCommand: SessionCommand {
             store. 'man cdinspect', WEB VIEW, has the whole of it.
             """)
 
-    @Option(name: .long, help: "The port to listen on (default: a free one).")
-    public var port: Int?
-    @Flag(name: .long, help: "Open the web view in the default browser.")
-    public var open = false
-    @Flag(name: .long, help: "Offer edits, saved as a context saves them (a snapshot is taken before the first save).")
-    public var write = false
-    @Option(name: .long, help: ArgumentHelp("Another model or store for the model page's diff.", valueName: "other"))
-    public var compare: String?
+    @OptionGroup public var options: BrowseOptions
 
     public init() {}
 
     public func run(in session: Session) throws {
         let store = session.store
-        if write && store.options.readonly && !store.options.immutable {
+        if options.write && store.options.readonly && !store.options.immutable {
             throw CommandError.usage("browse --write in a session opened --readonly: open it without --readonly")
         }
         guard let program = CompanionProgram.path("cdinspect-browse") else {
@@ -46,10 +39,7 @@ public struct BrowseCommand: SessionCommand {
         var arguments = [program, store.path]
         if let model = store.options.modelPath { arguments += ["--model", model] }
         if store.options.immutable { arguments.append("--immutable") }
-        if let port { arguments += ["--port", String(port)] }
-        if open { arguments.append("--open") }
-        if write { arguments.append("--write") }
-        if let compare { arguments += ["--compare", compare] }
+        arguments += options.arguments
         session.output.flush()
         // The child shares the terminal: Ctrl-C reaches it, it stops, and the session goes on.
         var pid: pid_t = 0
