@@ -171,7 +171,7 @@ final class AppViewTests: XCTestCase {
         // The handshake as the extension defines it, and the view's size told to the host.
         let seen = try XCTUnwrap(try browser.execute("return window.hostSeen") as? [String])
         XCTAssertEqual(Array(seen.prefix(2)), ["ui/initialize", "ui/notifications/initialized"])
-        XCTAssertGreaterThan(try browser.execute("return window.hostSizes") as? Int ?? 0, 0)
+        XCTAssertTrue(try browser.wait(10) { (try browser.execute("return window.hostSizes") as? Int ?? 0) > 0 }, "the view never told its size")
         try keep(browser, "grid")
 
         // The next page is asked of the host with the answer's cursor.

@@ -117,7 +117,11 @@ final class WebEditTests: XCTestCase {
             close(input.write)
             _ = other.wait()
         }
-        Thread.sleep(forTimeInterval: 0.3)
+        // Until the shell has the store open, however long a loaded machine takes to start it.
+        let deadline = Date().addingTimeInterval(20)
+        while !ProcessUse.others(using: [site.path]).contains(where: { $0.pid == other.pid }), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         XCTAssertEqual(site.post("/-/edit", [("object", "Person/p1"), ("key", "age"), ("value", "1")]).status, 303)
         let asked = site.post("/-/save", [])
         XCTAssertEqual(asked.status, 409)

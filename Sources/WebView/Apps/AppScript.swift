@@ -125,7 +125,6 @@ enum AppScript {
             lastSize = size;
             notify("ui/notifications/size-changed", { width: width, height: height });
           }
-          if (window.ResizeObserver) new ResizeObserver(resized).observe(document.documentElement);
 
           window.addEventListener("message", function (event) {
             if (event.source !== window.parent) return;
@@ -153,6 +152,9 @@ enum AppScript {
             .then(function (result) {
               applyContext(result && result.hostContext);
               notify("ui/notifications/initialized", {});
+              // The size is told only once the handshake is done: before it, the host has no view to size.
+              if (window.ResizeObserver) new ResizeObserver(resized).observe(document.documentElement);
+              else resized();
             }, function () { say("The host did not answer ui/initialize."); });
         })();
         """#
