@@ -19,7 +19,7 @@ struct BrowseServerCommand: ParsableCommand {
     @OptionGroup var storeOptions: BrowseStoreOptions
 
     func validate() throws {
-        if options.write && storeOptions.immutable { throw ValidationError("--write and --immutable: an immutable store cannot be written") }
+        try storeOptions.validate(writing: options.write)
     }
 
     func run() throws {

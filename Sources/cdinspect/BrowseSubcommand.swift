@@ -16,6 +16,10 @@ struct BrowseSubcommand: ParsableCommand {
     @OptionGroup var options: BrowseOptions
     @OptionGroup var storeOptions: BrowseStoreOptions
 
+    func validate() throws {
+        try storeOptions.validate(writing: options.write)
+    }
+
     func run() throws {
         guard let server = CompanionProgram.path("cdinspect-browse") else {
             Diagnostics.error("the web view, cdinspect-browse, is not installed beside cdinspect (build it: swift build --product cdinspect-browse)")

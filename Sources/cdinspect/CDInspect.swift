@@ -69,7 +69,9 @@ struct CDInspect: ParsableCommand {
     /// `ExitStatus` assigns.
     static func start(_ arguments: [String]) -> Never {
         let status: Int32
-        let arguments = Overview.handle(arguments) ?? arguments
+        var arguments = Overview.handle(arguments) ?? arguments
+        // `cdinspect fetch STORE Person where 'age > 70'`, as a session line reads it.
+        arguments = CommandLineSplitter.whereClauseArguments(arguments, commands: Interpreter.whereCommands) ?? arguments
         do {
             try checkCommandName(arguments)
             try checkViewOrder(arguments)

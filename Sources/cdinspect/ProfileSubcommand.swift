@@ -21,8 +21,8 @@ struct ProfileSubcommand: ParsableCommand {
             --plan explains them, with index advice. The store is only read.
             """)
 
-    @Argument(help: ArgumentHelp("The log file, or - for standard input.", valueName: "log"))
-    var log: String
+    @Argument(help: ArgumentHelp("The log file, or - for standard input (the default when it is a pipe or a file).", valueName: "log"))
+    var log: String?
     @Option(name: .long, help: ArgumentHelp("The app's store, to name tables by entity and explain the slowest fetches.", valueName: "store"))
     var store: String?
     @Option(name: .long, help: ArgumentHelp("How many of the slowest fetches to explain with --store (default 3).", valueName: "n"))
@@ -31,12 +31,16 @@ struct ProfileSubcommand: ParsableCommand {
 
     func validate() throws {
         guard explain >= 0 else { throw ValidationError("--explain takes a number of fetches, 0 or more") }
+        // A terminal is no log: without this, profile would wait for one typed in.
+        if log == nil && isatty(STDIN_FILENO) != 0 {
+            throw ValidationError("profile reads a log: give its file (cdinspect profile app.log), or pipe it in")
+        }
     }
 
     func run() throws {
         try Diagnostics.reporting {
             var profile = SQLDebugProfile()
-            try Self.lines(of: log) { profile.read($0) }
+            try Self.lines(of: log ?? "-") { profile.read($0) }
             profile.finish()
             let opened = try store.map { try PersistentStore(path: try StoreSearch.resolve($0), options: .init(readonly: true)) }
             defer { opened?.close() }

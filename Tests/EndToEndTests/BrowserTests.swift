@@ -199,7 +199,13 @@ final class BrowserTests: XCTestCase {
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
             let store = try Fixtures.copy(relative, into: work).path
             let server = try BrowseServer(store)
-            defer { server.stop() }
+            // The browser leaves the server's pages before it stops: Chromium asks for a page's
+            // icon after the page has loaded, and that late request to a stopped server would
+            // be the next store's console error.
+            defer {
+                try? browser.go("about:blank")
+                server.stop()
+            }
             let host = "Host: 127.0.0.1:\(server.port)\r\nCookie: cdinspect-browse-\(server.port)=\(server.token)\r\n"
             func status(_ path: String) -> Int? { server.raw(Array("GET \(path) HTTP/1.1\r\n\(host)Connection: close\r\n\r\n".utf8), timeout: 60).status }
             try browser.go(server.url)

@@ -52,6 +52,40 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    /// `where` on a shell's command line reads as in a session: the predicate is the words
+    /// after it, and options may follow it.
+    func testWhereReadsTheSameOnAShellCommandLine() throws {
+        for words in [["fetch", "Person", "where", "age > 60", "--keys", "name,age", "--limit", "3"],
+                      ["count", "Person", "where", "age", ">", "60"],
+                      ["explain", "Person", "where", "name BEGINSWITH[c] \"D\"", "--plan"]] {
+            var subcommand = words
+            subcommand.insert(store.path, at: 1)
+            let a = try CLI.run(subcommand)
+            // The session line as a person types it: the predicate unquoted after `where`.
+            let line = words.joined(separator: " ")
+            let b = try CLI.run([store.path, "-c", line])
+            XCTAssertEqual(a.status, 0, a.stderr)
+            XCTAssertEqual(b.status, 0, b.stderr)
+            XCTAssertFalse(a.stdout.isEmpty)
+            XCTAssertEqual(a.stdout, b.stdout, line)
+        }
+        let limited = try CLI.run(["fetch", store.path, "Person", "where", "age > 0", "--limit", "3", "--format", "json"])
+        XCTAssertEqual(limited.stdout.components(separatedBy: "\"objectID\"").count - 1, 3, limited.stdout)
+    }
+
+    /// The web view's options are checked before any server starts, and said in one line.
+    func testBrowseRefusesOptionsThatCannotWork() throws {
+        for (arguments, message) in [
+            (["--port", "99999"], "--port takes a port number from 0 (a free one) to 65535"),
+            (["--write", "--immutable"], "--write and --immutable: an immutable store cannot be written"),
+        ] {
+            let r = try CLI.run(["browse", store.path] + arguments)
+            XCTAssertEqual(r.status, 64, "\(arguments)")
+            XCTAssertEqual(r.stderr.split(separator: "\n").first.map(String.init), "cdinspect: error: \(message)", "\(arguments)")
+            XCTAssertEqual(r.stdout, "")
+        }
+    }
+
     /// Commands that write: each form on its own copy of the store, same output, same store.
     func testBatchRequestsPrintTheSameInEveryForm() throws {
         let folder = try Fixtures.temporaryDirectory(self)

@@ -80,6 +80,8 @@ final class ProfileTests: ExampleStoreTestCase {
         let table = try CLI.run(["profile", "-"], stdin: log)
         XCTAssertEqual(table.status, 0, table.stderr)
         XCTAssertTrue(table.stdout.contains("1 Core Data line not understood:\n  10: CoreData: annotation: something Core Data says"), table.stdout)
+        // Piped in with no LOG, as `cdinspect profile < app.log` reads it.
+        XCTAssertEqual(try CLI.run(["profile"], stdin: log).stdout, table.stdout)
         let missing = try CLI.run(["profile", folder.appendingPathComponent("none.log").path])
         XCTAssertEqual(missing.stderr, "cdinspect: error: no such log file: \(folder.appendingPathComponent("none.log").path)\n")
     }

@@ -34,6 +34,19 @@ final class SessionLanguageTests: XCTestCase {
                        "age - -1 > 3")
     }
 
+    /// The same form on a shell's command line: the words after `where`, up to an option,
+    /// are the predicate; the store and the entity come first, and `--where` given is left alone.
+    func testWhereClauseOnAShellCommandLine() {
+        XCTAssertEqual(CommandLineSplitter.whereClauseArguments(["fetch", "S.sqlite", "Person", "where", "age > 70", "--limit", "3"], commands: ["fetch"]),
+                       ["fetch", "S.sqlite", "Person", "--where", "age > 70", "--limit", "3"])
+        XCTAssertEqual(CommandLineSplitter.whereClauseArguments(["count", "S.sqlite", "Person", "--format", "json", "WHERE", "age", ">", "-1"], commands: ["count"]),
+                       ["count", "S.sqlite", "Person", "--format", "json", "--where", "age > -1"])
+        XCTAssertNil(CommandLineSplitter.whereClauseArguments(["fetch", "S.sqlite", "where", "age > 1"], commands: ["fetch"]))
+        XCTAssertNil(CommandLineSplitter.whereClauseArguments(["fetch", "S.sqlite", "Person", "where"], commands: ["fetch"]))
+        XCTAssertNil(CommandLineSplitter.whereClauseArguments(["fetch", "S.sqlite", "Person", "--where", "a > 1", "where", "b"], commands: ["fetch"]))
+        XCTAssertNil(CommandLineSplitter.whereClauseArguments(["schema", "S.sqlite", "Person", "where", "x"], commands: ["fetch"]))
+    }
+
     /// `fetch`, `count` and `explain` take options after a `where` clause, in a session.
     func testOptionsAfterAWhereClause() throws {
         let harness = try SessionHarness()

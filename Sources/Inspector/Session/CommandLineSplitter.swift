@@ -80,6 +80,27 @@ public enum CommandLineSplitter {
         return (head + String(scalars[options...]), String(scalars[i..<options]))
     }
 
+    /// The same form on a shell's command line, already split into words:
+    /// `cdinspect fetch STORE Person where 'age > 70' --limit 3` reads as
+    /// `--where 'age > 70' --limit 3`. The words from `where` up to the first that starts with
+    /// two dashes and a letter are the predicate, joined by spaces; nil when the arguments do
+    /// not take this form (no `where` after the store and the entity, or nothing after it).
+    public static func whereClauseArguments(_ arguments: [String], commands: Set<String>) -> [String]? {
+        guard let command = arguments.first, commands.contains(command), !arguments.contains("--where"),
+              let keyword = arguments.indices.dropFirst(3).first(where: { arguments[$0].lowercased() == "where" }) else { return nil }
+        let rest = arguments[(keyword + 1)...]
+        let end = rest.firstIndex(where: isOption) ?? arguments.endIndex
+        let predicate = arguments[(keyword + 1)..<end].joined(separator: " ")
+        guard predicate.contains(where: { $0 != " " && $0 != "\t" }) else { return nil }
+        return Array(arguments[..<keyword]) + ["--where", predicate] + arguments[end...]
+    }
+
+    /// `--limit`, not `--` alone nor a negative number.
+    static func isOption(_ word: String) -> Bool {
+        let scalars = Array(word)
+        return scalars.count > 2 && scalars[0] == "-" && scalars[1] == "-" && scalars[2].isLetter
+    }
+
     /// Where options start after a predicate: the first space outside quotes that is followed
     /// by `--` and a letter; nil when none does.
     static func optionsAfterPredicate(_ scalars: [Character], from start: Int) -> Int? {

@@ -17,7 +17,7 @@ public final class Interpreter {
     }
 
     /// Commands whose `where` keyword takes the rest of the line as a predicate.
-    static let whereCommands = Set(CommandTable.commands.filter { $0.traits.takesWhereClause }.map { $0._commandName })
+    public static let whereCommands = Set(CommandTable.commands.filter { $0.traits.takesWhereClause }.map { $0._commandName })
 
     /// Executes one logical line (continuations already joined). Blank lines and comments do nothing.
     public func execute(line: String) throws {

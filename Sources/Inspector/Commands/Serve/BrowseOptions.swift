@@ -45,6 +45,12 @@ public struct BrowseStoreOptions: ParsableArguments {
         guard timeout >= 0, timeout.isFinite else { throw ValidationError("--timeout takes a number of seconds, 0 for no limit") }
     }
 
+    /// Edits need a store that can be written: both command lines refuse `--write` with
+    /// `--immutable` before anything starts.
+    public func validate(writing: Bool) throws {
+        if writing && immutable { throw ValidationError("--write and --immutable: an immutable store cannot be written") }
+    }
+
     public var arguments: [String] {
         var arguments: [String] = []
         if immutable { arguments.append("--immutable") }
