@@ -12,9 +12,20 @@ struct ToolAnswer {
     /// The structured content, as the command's values (an MCP view is drawn from it).
     var answer: OutputValue
     var warnings: [String]
+    /// What the text and the structured content take of the reply line, where `make` has
+    /// measured it already.
+    var measured: Int?
 
     /// The structured content as it goes out.
     var structured: Value { Value(answer) }
+
+    /// What the text and the structured content take of the reply line.
+    var replyBytes: Int { measured ?? Self.replyBytes(text, answer) }
+
+    /// The reply line carries both: the text as a JSON string, the value as JSON.
+    static func replyBytes(_ text: String, _ answer: OutputValue) -> Int {
+        ReplyBytes.inReply(text) + ReplyBytes.inReply(answer.jsonText)
+    }
 
     /// Runs the tool's session command on `store`, which this call alone uses.
     static func make(_ name: String, _ arguments: [String: Value], store: PersistentStore, timeLimit: Double) throws -> ToolAnswer {
@@ -33,15 +44,14 @@ struct ToolAnswer {
             // The same answer as structured content: an object as it is, a list under "rows",
             // text under "text" (`AnswerShape.structured`).
             let structured = AnswerShape.structured(answer.value ?? (printed.isEmpty ? .array([]) : .string(printed)))
-            // The reply line carries both: the text as a JSON string, the value as JSON.
-            let size = ReplyBytes.inReply(text) + ReplyBytes.inReply(structured.jsonText)
+            let size = replyBytes(text, structured)
             guard !sink.overflowed, !answer.overflowed, size <= MCPTools.byteCap - MCPTools.envelope else {
                 throw CommandError.failed("the answer is larger than \(MCPTools.byteCap >> 20) MiB; ask for less (one entity, a predicate)")
             }
             // What the store's opening found (a damaged -wal, a model from the schema) is
             // said on stderr once, which an assistant rarely sees: info says it again.
             let opened = name == "info" ? store.warnings.map { "\($0)" } : []
-            return ToolAnswer(text: text, answer: structured, warnings: opened + call.warnings)
+            return ToolAnswer(text: text, answer: structured, warnings: opened + call.warnings, measured: size)
         }
         return try call.page(arguments, key: key)
     }

@@ -39,9 +39,9 @@ final class ToolRunner: @unchecked Sendable {
     /// For a client that shows views, the answer drawn by the tool's view (`AppView`), in the
     /// result's `_meta`: what the model reads (text, structured content) is unchanged, and the
     /// reply stays within its cap (a page too large to draw whole is drawn in part, and says so).
-    private func view(of name: String, _ arguments: [String: Value], _ answer: ToolAnswer) -> Metadata? {
+    private func view(of name: String, _ answer: ToolAnswer) -> Metadata? {
         guard ViewSupport.shared.clientShowsViews, let view = MCPTools.definition(name)?.declaration.view else { return nil }
-        let used = ReplyBytes.inReply(answer.text) + ReplyBytes.inReply(answer.answer.jsonText) + MCPTools.envelope
+        let used = answer.replyBytes + MCPTools.envelope
         let budget = min(AppView.fragmentLimit, MCPTools.byteCap - used)
         guard let html = AppView.fragment(view, tool: name, answer: answer.answer, budget: budget) else { return nil }
         return Metadata(additionalFields: [AppView.metaKey: .object(["html": .string(html)])])
@@ -80,7 +80,7 @@ final class ToolRunner: @unchecked Sendable {
                     content.append(.text(text: "warning: " + Self.shortened(warning, to: 2048), annotations: nil, _meta: nil))
                 }
                 return CallTool.Result(content: content, structuredContent: Optional(answer.structured), isError: false,
-                             _meta: view(of: name, arguments, answer))
+                             _meta: view(of: name, answer))
             } catch {
                 var message = ExitStatus.message(for: error)
                 if let predicate = error as? PredicateFormatError, predicate.missing == .argument {

@@ -71,7 +71,7 @@ struct CDInspect: ParsableCommand {
         let status: Int32
         var arguments = Overview.handle(arguments) ?? arguments
         // `cdinspect fetch STORE Person where 'age > 70'`, as a session line reads it.
-        arguments = CommandLineSplitter.whereClauseArguments(arguments, commands: Interpreter.whereCommands) ?? arguments
+        arguments = CommandLineSplitter.whereClauseArguments(arguments) { Interpreter.whereCommands.contains($0) } ?? arguments
         do {
             try checkCommandName(arguments)
             try checkViewOrder(arguments)

@@ -102,7 +102,7 @@ struct ProfileReport {
         func entity(_ shape: SQLDebugProfile.Shape) -> String? {
             if let named = shape.entity { return named }
             guard let store, let table = shape.table else { return shape.table }
-            return store.mapping.entities.first { $0.table.caseInsensitiveCompare(table) == .orderedSame && $0.superentityName == nil }?.name ?? table
+            return store.mapping.rootEntity(ofTable: table)?.name ?? table
         }
         var explained: [String: OutputValue] = [:]
         if let store {
@@ -193,20 +193,14 @@ struct ProfileReport {
         for stop in [" ORDER BY ", " LIMIT ", " GROUP BY "] {
             if let range = clause.range(of: stop) { clause = String(clause[..<range.lowerBound]) }
         }
-        guard let table = SQLDebugProfile.table(in: sql),
-              let mapping = store.mapping.entities.first(where: { $0.table.caseInsensitiveCompare(table) == .orderedSame && $0.superentityName == nil }),
+        guard let table = SQLDebugProfile.table(in: sql), store.mapping.rootEntity(ofTable: table) != nil,
               let pattern = try? NSRegularExpression(pattern: #"\bt0\.(Z\w+)"#) else { return nil }
         var out = ""
         var last = clause.startIndex
         for match in pattern.matches(in: clause, range: NSRange(clause.startIndex..., in: clause)) {
             guard let range = Range(match.range, in: clause), let column = Range(match.range(at: 1), in: clause) else { continue }
             out += clause[last..<range.lowerBound]
-            let name = String(clause[column])
-            let property = store.mapping.entities.filter { $0.table == mapping.table }.lazy.compactMap { entity in
-                entity.attributes.first { $0.column?.caseInsensitiveCompare(name) == .orderedSame }?.attribute.name
-                    ?? entity.relationships.first { if case .foreignKey(let c, _) = $0.storage { return c.caseInsensitiveCompare(name) == .orderedSame } else { return false } }?.relationship.name
-            }.first
-            out += property ?? String(clause[range])
+            out += store.mapping.propertyName(ofColumn: String(clause[column]), inTable: table) ?? String(clause[range])
             last = range.upperBound
         }
         out += clause[last...]

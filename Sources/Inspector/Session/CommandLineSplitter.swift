@@ -84,21 +84,23 @@ public enum CommandLineSplitter {
     /// `cdinspect fetch STORE Person where 'age > 70' --limit 3` reads as
     /// `--where 'age > 70' --limit 3`. The words from `where` up to the first that starts with
     /// two dashes and a letter are the predicate, joined by spaces; nil when the arguments do
-    /// not take this form (no `where` after the store and the entity, or nothing after it).
-    public static func whereClauseArguments(_ arguments: [String], commands: Set<String>) -> [String]? {
-        guard let command = arguments.first, commands.contains(command), !arguments.contains("--where"),
-              let keyword = arguments.indices.dropFirst(3).first(where: { arguments[$0].lowercased() == "where" }) else { return nil }
-        let rest = arguments[(keyword + 1)...]
-        let end = rest.firstIndex(where: isOption) ?? arguments.endIndex
-        let predicate = arguments[(keyword + 1)..<end].joined(separator: " ")
+    /// not take this form (no `where` after the store and the entity, nothing after it, or a
+    /// command `takesWhereClause` refuses, asked only once a `where` is there).
+    public static func whereClauseArguments(_ arguments: [String], takesWhereClause: (String) -> Bool) -> [String]? {
+        guard let keyword = arguments.indices.dropFirst(3).first(where: { arguments[$0].lowercased() == "where" }),
+              !arguments.contains("--where"), takesWhereClause(arguments[0]) else { return nil }
+        let predicateWords = arguments[(keyword + 1)...]
+        let end = predicateWords.firstIndex(where: startsAnOption) ?? arguments.endIndex
+        let predicate = predicateWords[..<end].joined(separator: " ")
         guard predicate.contains(where: { $0 != " " && $0 != "\t" }) else { return nil }
         return Array(arguments[..<keyword]) + ["--where", predicate] + arguments[end...]
     }
 
-    /// `--limit`, not `--` alone nor a negative number.
-    static func isOption(_ word: String) -> Bool {
-        let scalars = Array(word)
-        return scalars.count > 2 && scalars[0] == "-" && scalars[1] == "-" && scalars[2].isLetter
+    /// Whether `text` starts with an option's name: two dashes and a letter (`--limit`, not
+    /// `--` alone nor a negative number).
+    static func startsAnOption<Text: Collection<Character>>(_ text: Text) -> Bool {
+        var characters = text.makeIterator()
+        return characters.next() == "-" && characters.next() == "-" && characters.next()?.isLetter == true
     }
 
     /// Where options start after a predicate: the first space outside quotes that is followed
@@ -112,7 +114,7 @@ public enum CommandLineSplitter {
                 if c == "\\" { i += 1 } else if c == q { quote = nil }
             } else if c == "\"" || c == "'" {
                 quote = c
-            } else if c == " " || c == "\t", i + 3 < scalars.count, scalars[i + 1] == "-", scalars[i + 2] == "-", scalars[i + 3].isLetter {
+            } else if c == " " || c == "\t", startsAnOption(scalars[(i + 1)...]) {
                 return i
             }
             i += 1

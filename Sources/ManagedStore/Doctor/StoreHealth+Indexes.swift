@@ -18,10 +18,8 @@ extension StoreHealth {
         var names: Set<String> = []
         // Every name: an R-tree fetch index is a virtual table, Z_RT_<Entity>_<name>.
         for name in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master") { names.insert(name.uppercased()) }
-        for row in try Row.fetchAll(db, sql: "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index'") {
-            let name: String = row[0] ?? "", table: String = row[1] ?? ""
-            let columns = try Row.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?) ORDER BY seqno", arguments: [name]).compactMap { $0[0] as String? }
-            indexed[table.uppercased(), default: []].append(columns.map { $0.uppercased() })
+        for index in try SchemaSnapshot.indexes(db) {
+            indexed[index.table.uppercased(), default: []].append(index.columns.map { $0.uppercased() })
         }
         var rows: [String: Int] = [:]
         func rowCount(_ table: String) throws -> Int {
@@ -32,9 +30,9 @@ extension StoreHealth {
         }
         for entity in store.model.entities {
             guard let mapping = try? store.entity(entity.name), store.schema.table(mapping.table) != nil else { continue }
-            for index in entity.fetchIndexes where !names.contains("Z_\(entity.name)_\(index.name)".uppercased())
-                && !names.contains("Z_RT_\(entity.name)_\(index.name)".uppercased()) {
+            for index in entity.fetchIndexes {
                 let missing = "Z_\(entity.name)_\(index.name)"
+                guard !names.contains(missing.uppercased()), !names.contains("Z_RT_\(entity.name)_\(index.name)".uppercased()) else { continue }
                 found.append(DoctorFinding(.warning, "fetch_index_missing", entity: entity.name, property: index.elements.map(\.propertyName).joined(separator: ","),
                                            count: 1, detail: "the model's fetch index \(index.name) is not in the store (no index \(missing)): "
                                                + "fetches it was declared for read the whole \(entity.name) table; Core Data creates it when it "
@@ -71,7 +69,7 @@ extension StoreHealth {
                   let analysed = stat.split(separator: " ").first.flatMap({ Int($0) }) else { continue }
             let now = try rowCount(table)
             guard now >= 1_000, analysed == 0 || now >= analysed * 2 || now * 2 <= analysed else { continue }
-            let entity = store.mapping.entities.first { $0.table.caseInsensitiveCompare(table) == .orderedSame && $0.superentityName == nil }?.name
+            let entity = store.mapping.rootEntity(ofTable: table)?.name
             found.append(DoctorFinding(.warning, "statistics_stale", entity: entity, count: Int64(now),
                                        detail: "SQLite's statistics were gathered when \(table) had \(analysed.formatted()) rows; it has "
                                            + "\(now.formatted()) now, so its plans weigh the table at the wrong size (ANALYZE gathers them again)"))

@@ -233,7 +233,7 @@ public struct SQLDebugProfile: Sendable {
     /// become `?`, an IN list `(?, ?, ?)` becomes `(?...)`, spaces fold to one.
     static func shape(of sql: String) -> String {
         var out = ""
-        var chars = Array(sql)
+        let chars = Array(sql)
         var i = 0
         var previous: Character = " "
         while i < chars.count {
@@ -267,7 +267,6 @@ public struct SQLDebugProfile: Sendable {
             previous = c
             i += 1
         }
-        chars = []
         let folded = out.trimmingCharacters(in: .whitespaces)
         let list = try? NSRegularExpression(pattern: #"\(\?(?:, ?\?)+\)"#)
         return list?.stringByReplacingMatches(in: folded, range: NSRange(folded.startIndex..., in: folded), withTemplate: "(?...)") ?? folded

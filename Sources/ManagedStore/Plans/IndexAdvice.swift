@@ -76,9 +76,9 @@ public struct IndexAdvice: Sendable {
         // An index the store has (or one it has that begins with the same columns) is no advice.
         candidates.removeAll { candidate in
             schema.indexes.contains { existing in
-                existing.table.caseInsensitiveCompare(candidate.table) == .orderedSame
+                SchemaSnapshot.sameName(existing.table, candidate.table)
                     && existing.columns.count >= candidate.columns.count
-                    && zip(existing.columns, candidate.columns).allSatisfy { $0.caseInsensitiveCompare($1) == .orderedSame }
+                    && zip(existing.columns, candidate.columns).allSatisfy(SchemaSnapshot.sameName)
             }
         }
         guard !candidates.isEmpty else { return nil }
@@ -86,7 +86,7 @@ public struct IndexAdvice: Sendable {
         let used = candidates.filter { candidate in tried.steps.contains { $0.index == candidate.name } }
         guard !used.isEmpty else { return nil }
         let indexes = used.map { candidate -> Index in
-            let entity = names.rootEntity(ofTable: candidate.table) ?? candidate.table
+            let entity = store.mapping.rootEntity(ofTable: candidate.table)?.name ?? candidate.table
             return Index(entity: entity, table: candidate.table, properties: candidate.columns.map { names.property($0, table: candidate.table) },
                          columns: candidate.columns, descending: candidate.descending)
         }
@@ -177,13 +177,7 @@ struct SchemaCopy {
             // The largest key: a table's size at the cost of one look at its B-tree.
             counts[table] = try Int.fetchOne(db, sql: "SELECT max(rowid) FROM \(SQL.identifier(table))") ?? 0
         }
-        var indexes: [(String, [String])] = []
-        for row in try Row.fetchAll(db, sql: "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index'") {
-            let name: String = row[0] ?? "", table: String = row[1] ?? ""
-            let columns = try Row.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?) ORDER BY seqno", arguments: [name]).compactMap { $0[0] as String? }
-            indexes.append((table, columns))
-        }
-        return SchemaCopy(statements: statements, stats: stats, rowCounts: counts, indexes: indexes.map { (table: $0.0, columns: $0.1) })
+        return SchemaCopy(statements: statements, stats: stats, rowCounts: counts, indexes: try SchemaSnapshot.indexes(db))
     }
 
     /// The statement's plan in a copy of the schema with the `candidates` added.

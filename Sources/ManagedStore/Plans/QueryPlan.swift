@@ -120,7 +120,7 @@ struct TableNames {
         if let mapping = try? store.entity(fetched) {
             for r in mapping.relationships where r.relationship.isToMany {
                 guard let destination = try? store.entity(r.relationship.destinationEntityName) else { continue }
-                let reads = aliases.contains { $0.key != "t0" && $0.value.table.caseInsensitiveCompare(destination.table) == .orderedSame }
+                let reads = aliases.contains { $0.key != "t0" && SchemaSnapshot.sameName($0.value.table, destination.table) }
                 if reads, sql.contains("SELECT") && (sql.contains("EXISTS") || sql.contains("(SELECT")) {
                     toMany.append((r.relationship.name, destination.name))
                 }
@@ -130,18 +130,8 @@ struct TableNames {
 
     /// The entity a table holds: the fetched one for the outer query's table, else the table's root entity.
     static func entity(of table: String, fetched: String, alias: String, store: PersistentStore) -> String {
-        if let mapping = try? store.entity(fetched), mapping.table.caseInsensitiveCompare(table) == .orderedSame, alias == "t0" { return mapping.name }
-        let candidates = store.mapping.entities.filter { $0.table.caseInsensitiveCompare(table) == .orderedSame }
-        let root = candidates.first { candidate in
-            candidate.superentityName == nil || !candidates.contains { $0.name == candidate.superentityName }
-        }
-        return root?.name ?? table
-    }
-
-    /// The root entity of a table (for an index, which serves every entity of the table).
-    func rootEntity(ofTable table: String) -> String? {
-        let candidates = store.mapping.entities.filter { $0.table.caseInsensitiveCompare(table) == .orderedSame }
-        return candidates.first { candidate in candidate.superentityName == nil || !candidates.contains { $0.name == candidate.superentityName } }?.name
+        if let mapping = try? store.entity(fetched), SchemaSnapshot.sameName(mapping.table, table), alias == "t0" { return mapping.name }
+        return store.mapping.rootEntity(ofTable: table)?.name ?? table
     }
 
     /// A column of `table` by its property's name (`ZAGE` → `age`, a to-one's key by the
@@ -151,13 +141,7 @@ struct TableNames {
         if upper == "Z_PK" || upper == "ROWID" { return "primary key" }
         if upper == "Z_ENT" { return "entity" }
         if upper == "Z_OPT" { return "version" }
-        for entity in store.mapping.entities where entity.table.caseInsensitiveCompare(table) == .orderedSame {
-            if let a = entity.attributes.first(where: { $0.column?.uppercased() == upper }) { return a.attribute.name }
-            for r in entity.relationships {
-                if case .foreignKey(let key, _) = r.storage, key.uppercased() == upper { return r.relationship.name }
-            }
-        }
-        return column
+        return store.mapping.propertyName(ofColumn: column, inTable: table) ?? column
     }
 
     func step(id: Int, parent: Int, detail: String) -> QueryPlan.Step {

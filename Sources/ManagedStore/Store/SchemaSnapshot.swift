@@ -115,6 +115,16 @@ public struct SchemaSnapshot: Sendable {
         return SchemaSnapshot(tables: tables, indexNames: indexNames, primaryKeys: primaryKeys)
     }
 
+    /// Every index of the store (its own, and SQLite's for UNIQUE and PRIMARY KEY) with its
+    /// table and its columns in order, as the store has them now.
+    static func indexes(_ db: Database) throws -> [(table: String, columns: [String])] {
+        try Row.fetchAll(db, sql: "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index'").map { row in
+            let name: String = row[0] ?? "", table: String = row[1] ?? ""
+            let columns = try Row.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?) ORDER BY seqno", arguments: [name]).compactMap { $0[0] as String? }
+            return (table, columns)
+        }
+    }
+
     /// The rows of a query whose first column names a table, made into values and grouped
     /// by that table, in the order the query returned them.
     private static func rowsByTable<Value>(_ db: Database, sql: String,

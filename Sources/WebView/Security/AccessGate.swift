@@ -88,12 +88,13 @@ public struct AccessGate: Sendable {
     /// Why a change (a POST) is refused, or nil: it must come from this server's own page,
     /// with the page's CSRF token.
     public func changeRefusal(_ request: WebRequest) -> WebResponse? {
-        if let site = request.header("sec-fetch-site"), site != "same-origin", site != "none" {
+        let site = request.header("sec-fetch-site")
+        if let site, site != "same-origin", site != "none" {
             return Refusals.page(403, "A change must come from this server's own pages (Sec-Fetch-Site: \(site)).")
         }
         // `Origin: null` comes from a page whose referrer policy hides its origin: trusted only
         // where the browser says the request is from this same origin.
-        let sameOrigin = request.header("sec-fetch-site") == "same-origin"
+        let sameOrigin = site == "same-origin"
         if let origin = request.header("origin"), !(origin == "null" && sameOrigin),
            !["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"].contains(origin.lowercased()) {
             return Refusals.page(403, "A change must come from this server's own pages, not from \(origin).")
