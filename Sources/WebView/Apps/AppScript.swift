@@ -117,8 +117,12 @@ enum AppScript {
             }
           }
 
+          // Nothing but ui/initialize goes to the host before the handshake is done: the size
+          // is told from then on, whoever asks (the observer, a drawn answer, a message).
+          var initialized = false;
           var lastSize = "";
           function resized() {
+            if (!initialized) return;
             var width = Math.ceil(document.documentElement.scrollWidth), height = Math.ceil(document.documentElement.scrollHeight);
             var size = width + "x" + height;
             if (size === lastSize) return;
@@ -152,7 +156,7 @@ enum AppScript {
             .then(function (result) {
               applyContext(result && result.hostContext);
               notify("ui/notifications/initialized", {});
-              // The size is told only once the handshake is done: before it, the host has no view to size.
+              initialized = true;
               if (window.ResizeObserver) new ResizeObserver(resized).observe(document.documentElement);
               else resized();
             }, function () { say("The host did not answer ui/initialize."); });
