@@ -23,6 +23,8 @@ struct BrowseServerCommand: ParsableCommand {
     }
 
     func run() throws {
+        // As cdinspect: a write past a file-size limit fails with its error, not SIGXFSZ.
+        signal(SIGXFSZ, SIG_IGN)
         let path: String
         let opened: PersistentStore
         var openOptions = PersistentStore.Options(modelPath: storeOptions.model, readonly: true, immutable: storeOptions.immutable)

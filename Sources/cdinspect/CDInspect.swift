@@ -69,6 +69,10 @@ struct CDInspect: ParsableCommand {
     /// `ExitStatus` assigns.
     static func start(_ arguments: [String]) -> Never {
         let status: Int32
+        // A file-size limit (`ulimit -f`) or a full quota: a write that passes it fails with
+        // EFBIG, and the write in progress stops with its one-line error and rolls back,
+        // instead of the process being killed by SIGXFSZ.
+        signal(SIGXFSZ, SIG_IGN)
         var arguments = Overview.handle(arguments) ?? arguments
         // `cdinspect fetch STORE Person where 'age > 70'`, as a session line reads it.
         arguments = CommandLineSplitter.whereClauseArguments(arguments) { Interpreter.whereCommands.contains($0) } ?? arguments

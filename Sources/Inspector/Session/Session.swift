@@ -55,6 +55,9 @@ public final class Session {
         defer {
             Cancellation.commandEnded()
             output.flush()
+            // Said after the command, whichever front end ran it: what a write repaired or
+            // swept beside what it was asked to do.
+            for done in store.takeUpkeep() { note("\(done)") }
         }
         try command.run(in: self)
     }

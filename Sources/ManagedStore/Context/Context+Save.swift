@@ -44,8 +44,8 @@ extension Context {
         var result = SaveResult()
 
         // Values over Core Data's threshold go to files, settled as the transaction ends.
-        let external = ExternalDataFiles(storePath: store.path)
-        let (outcomes, keys) = try external.settle { try coordinator.write { db -> ([Outcome], [ObjectID: ObjectID]) in
+        let external = ExternalDataFiles(storePath: store.path, disk: coordinator.disk)
+        let (outcomes, keys) = try coordinator.write(files: external) { db -> ([Outcome], [ObjectID: ObjectID]) in
             var writer = StoreWriter(db: db, mapping: mapping, external: external)
             let history = HistoryWriter(db: db, store: store, origin: historyOrigin)
             // Optimistic locking: compare each row's Z_OPT with the version the context read.
@@ -154,7 +154,7 @@ extension Context {
             for (object, r, old, new) in toManyWrites { try writer.writeToMany(object, r, old: old, new: new) }
             try history?.finish()
             return (outcomes, writer.keys)
-        } }
+        }
 
         // The transaction committed: the context now matches the store.
         var saved: [ObjectID: RowSnapshot] = [:]

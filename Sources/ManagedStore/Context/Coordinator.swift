@@ -8,6 +8,9 @@ import GRDB
 public final class Coordinator {
     public let store: PersistentStore
     private var writer: DatabaseQueue?
+    /// Where the external data files of this coordinator's saves are written: the system's,
+    /// or a recording one in the power-cut test.
+    public var disk: Disk = .system
     private var temporaryCount: Int64 = 0
     /// Temporary IDs that a save made permanent. A child context keeps using the temporary
     /// ID after its parent saves (as in Core Data); lookups translate it.
@@ -41,7 +44,13 @@ public final class Coordinator {
     /// (`BEGIN EXCLUSIVE` … `COMMIT`); any error rolls the whole transaction back. Every
     /// write (a save or a batch request) gets the debug log's `sql execution time` before
     /// its `COMMIT`.
-    func write<T>(_ body: (Database) throws -> T) throws -> T {
+    ///
+    /// `files`, the external data files the body writes and releases, follow the crash-safe
+    /// protocol (docs/crash-safety.md) here, for every write that has them: made durable
+    /// (with what an earlier crash left repaired) as the body's last step inside the
+    /// transaction, released files removed only once it commits, everything new removed if
+    /// it rolls back.
+    func write<T>(files: ExternalDataFiles? = nil, _ body: (Database) throws -> T) throws -> T {
         guard store.isCoreDataStore else { throw ContextError.notCoreData }
         if store.options.readonly { throw StoreError.readOnly(path: store.path) }
         let queue: DatabaseQueue
@@ -49,20 +58,28 @@ public final class Coordinator {
             queue = try StoreConnection.open(store.file, readonly: false, log: store.log)
             writer = queue
         }
-        do {
-            return try queue.writeWithoutTransaction { db in
-                var result: T?
-                try db.inTransaction(.exclusive) {
-                    let timer = store.log?.shows(1) == true ? SQLTimer() : nil
-                    defer { if let timer { store.log?.executed(time: timer.elapsed) } }
-                    result = try body(db)
-                    return .commit
+        let store = self.store
+        func transaction() throws -> T {
+            do {
+                return try queue.writeWithoutTransaction { db in
+                    var result: T?
+                    try db.inTransaction(.exclusive) {
+                        let timer = store.log?.shows(1) == true ? SQLTimer() : nil
+                        defer { if let timer { store.log?.executed(time: timer.elapsed) } }
+                        result = try body(db)
+                        try files?.makeDurable(db, store: store)
+                        return .commit
+                    }
+                    return result!
                 }
-                return result!
+            } catch let error as DatabaseError {
+                throw StoreConnection.translate(error, file: store.file)
             }
-        } catch let error as DatabaseError {
-            throw StoreConnection.translate(error, file: store.file)
         }
+        guard let files else { return try transaction() }
+        let result = try files.settle(transaction)
+        store.noteUpkeep(files.upkeep)
+        return result
     }
 
     func nextTemporaryID(_ entity: String) -> ObjectID {

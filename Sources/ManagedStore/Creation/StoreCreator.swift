@@ -24,23 +24,57 @@ public enum StoreCreator {
         public init() {}
     }
 
-    public static func create(at path: String, model: ManagedObjectModel, options: Options = Options()) throws {
+    /// Creates the store at `path`, whole or not at all: it is built under a hidden name
+    /// beside `path` (`.NAME.creating-PID`), synced, and only then given its name, without
+    /// replacing anything that appeared there meanwhile; a crash leaves no file under the
+    /// store's name, and the hidden remains of a killed create are cleared by the next one.
+    public static func create(at path: String, model: ManagedObjectModel, options: Options = Options(), disk: Disk = .system) throws {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw StoreError.sqlite("\(path) already exists; a store is never overwritten")
         }
-        let queue = try DatabaseQueue(path: path)
-        try queue.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA page_size = 4096")
-            try db.execute(sql: "PRAGMA auto_vacuum = 2")
-            try db.inTransaction {
-                for statement in schemaStatements(model) { try db.execute(sql: statement) }
-                if options.persistentHistory { try createHistoryTables(db, model: model) }
-                try writeBookkeeping(db, model: model, options: options)
-                return .commit
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        clearRemains(of: url)
+        let building = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).creating-\(getpid())").path
+        do {
+            let queue = try DatabaseQueue(path: building, configuration: SQLiteDurability.configuration())
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA page_size = 4096")
+                try db.execute(sql: "PRAGMA auto_vacuum = 2")
+                try db.inTransaction {
+                    for statement in schemaStatements(model) { try db.execute(sql: statement) }
+                    if options.persistentHistory { try createHistoryTables(db, model: model) }
+                    try writeBookkeeping(db, model: model, options: options)
+                    return .commit
+                }
+                if options.wal { _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
             }
-            if options.wal { _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
+            // The last connection's close checkpoints the -wal into the file and removes it:
+            // one self-contained file, synced, is what gets the store's name.
+            try queue.close()
+            try disk.sync(building)
+            try disk.moveWithoutReplacing(building, to: path)
+            try disk.syncFolder(folder)
+        } catch {
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? disk.remove(building + suffix) }
+            if let error = error as? DiskError {
+                if error.code == EEXIST { throw StoreError.sqlite("\(path) already exists; a store is never overwritten") }
+                throw StoreError.sqlite("cannot create \(path): \(error.reason)")
+            }
+            throw error
         }
-        try queue.close()
+    }
+
+    /// Removes what a killed create left beside `url`: `.NAME.creating-PID` files (and their
+    /// `-wal`, `-shm`, `-journal`) of processes that are gone.
+    static func clearRemains(of url: URL) {
+        let folder = url.deletingLastPathComponent()
+        let prefix = ".\(url.lastPathComponent).creating-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(prefix) {
+            let pidText = name.dropFirst(prefix.count).prefix { $0.isNumber }
+            guard let pid = Int32(pidText), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
     }
 
     static func sqlType(_ type: AttributeType) -> String {

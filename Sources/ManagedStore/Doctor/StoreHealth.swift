@@ -351,6 +351,8 @@ public struct StoreHealth {
                 if let counted, counted.externalReferences == 0 { continue }
                 var missing: [Int64] = []
                 var missingCount: Int64 = 0
+                var interim: [Int64] = []
+                var interimCount: Int64 = 0
                 let sql = "SELECT x.Z_PK, CAST(substr(x.\(t(column)), 2) AS TEXT) FROM \(t(entity.table)) x "
                     + "WHERE x.Z_ENT IN (\(ids(entity))) AND \(TableCensus.externalReference("x.\(t(column))"))"
                 let rows = try Row.fetchCursor(db, sql: sql)
@@ -358,9 +360,16 @@ public struct StoreHealth {
                     try Cancellation.check()
                     let name = (row.lenient(1, as: String.self) ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\0"))
                     referenced.insert(name)
-                    if !FileManager.default.fileExists(atPath: AttributeValueDecoder.externalDataPath(for: store.path, name: name)) {
-                        missingCount += 1
-                        if missing.count < DoctorFinding.exampleLimit { missing.append(row.lenient(0) ?? 0) }
+                    let path = AttributeValueDecoder.externalDataPath(for: store.path, name: name)
+                    if !FileManager.default.fileExists(atPath: path) {
+                        // Core Data's own window: killed between its commit and its rename.
+                        if FileManager.default.fileExists(atPath: path + ExternalDataFiles.interimSuffix) {
+                            interimCount += 1
+                            if interim.count < DoctorFinding.exampleLimit { interim.append(row.lenient(0) ?? 0) }
+                        } else {
+                            missingCount += 1
+                            if missing.count < DoctorFinding.exampleLimit { missing.append(row.lenient(0) ?? 0) }
+                        }
                     }
                 }
                 if missingCount > 0 {
@@ -369,14 +378,26 @@ public struct StoreHealth {
                                                detail: "\(entity.name).\(a.attribute.name) names a file that is not in \(folder): the app gets "
                                                    + "no data for it"))
                 }
+                if interimCount > 0 {
+                    found.append(DoctorFinding(.error, "external_interim", entity: entity.name, property: a.attribute.name, count: interimCount,
+                                               examples: interim.map { (entity.name, $0) },
+                                               detail: "\(entity.name).\(a.attribute.name) names a file that is still <UUID>.interim in "
+                                                   + "\(folder) (a save killed between its commit and its rename): the app gets no data for "
+                                                   + "it until cdinspect's next write to the store puts it in place"))
+                }
             }
         }
-        let orphans = StoreSpace.externalFiles(of: store).filter { !referenced.contains($0.name) }
+        let orphans = StoreSpace.externalFiles(of: store).filter { file in
+            !referenced.contains(file.name)
+                && !(file.name.hasSuffix(ExternalDataFiles.interimSuffix)
+                     && referenced.contains(String(file.name.dropLast(ExternalDataFiles.interimSuffix.count))))
+        }
         if !orphans.isEmpty {
             let bytes = orphans.reduce(0) { $0 + $1.bytes }
             found.append(DoctorFinding(.warning, "external_orphan", count: Int64(orphans.count),
                                        detail: "\(orphans.count) file(s) in \(folder) no row names (\(bytes) bytes), e.g. "
-                                           + orphans.map(\.name).sorted().prefix(3).joined(separator: ", ") + ": space a batch delete left behind"))
+                                           + orphans.map(\.name).sorted().prefix(3).joined(separator: ", ")
+                                           + ": space a batch delete or a killed write left behind, which cdinspect's next write to the store removes"))
         }
         return found
     }

@@ -88,7 +88,7 @@ public struct StoreImport {
         var rejectedWithIDs = 0
         let external = ExternalDataFiles(storePath: store.path)
         do {
-            try external.settle { try coordinator.write { db in
+            try coordinator.write(files: external) { db in
                 // A large import spills its pages into the -wal before it commits; a page
                 // cache of 16 MB (SQLite's default is 2 MB) keeps most of them in memory.
                 let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
@@ -125,7 +125,7 @@ public struct StoreImport {
                 // leave them pointing at a row that is not there, which the app would fault on.
                 if options.mode == .skipInvalid && rejectedWithIDs > 0 { result.namedObjectsRejected = rejectedWithIDs }
                 if options.dryRun || result.rejectedCount > 0 && (options.mode == .allOrNothing || rejectedWithIDs > 0) { throw Rollback() }
-            } }
+            }
             result.written = true
         } catch is Rollback {
             result.written = false

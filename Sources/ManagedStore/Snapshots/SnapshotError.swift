@@ -21,6 +21,9 @@ public enum SnapshotError: Error, CustomStringConvertible, Equatable {
     case storeFileMissing(path: String)
     /// SQLite's `quick_check` found the snapshot's copy damaged (`found`: what it said).
     case damaged(path: String, found: String)
+    /// A file of the snapshot or of the restore could not be written (a full disk, a
+    /// read-only folder); what was begun is undone.
+    case cannotWrite(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -44,6 +47,8 @@ public enum SnapshotError: Error, CustomStringConvertible, Equatable {
             let first = found.split(separator: ";").first.map(String.init) ?? found
             let more = found.contains(";") ? " (and more)" : ""
             return "the snapshot \(path) is damaged (SQLite's quick_check: \(first)\(more)): nothing was restored"
+        case .cannotWrite(let path, let reason):
+            return "cannot write \(path): \(reason); nothing was changed"
         }
     }
 }

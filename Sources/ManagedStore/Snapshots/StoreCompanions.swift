@@ -36,6 +36,26 @@ public struct StoreCompanions: Sendable {
         ((try? FileManager.default.contentsOfDirectory(atPath: externalData.path)) ?? []).sorted()
     }
 
+    /// Whether another store file in the folder has the same name before its extension
+    /// (`People.sqlite` beside `People.db`), and so the same `.<name>_SUPPORT` folder: then
+    /// no file there can be called unreferenced from this store's rows alone.
+    public var supportFolderIsShared: Bool {
+        let own = url.lastPathComponent
+        let siblings = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return siblings.contains { name in
+            guard name != own, !name.hasPrefix("."), URL(fileURLWithPath: name).deletingPathExtension().lastPathComponent == baseName,
+                  !["-wal", "-shm", "-journal"].contains(where: { name == own + $0 }) else { return false }
+            return Self.isSQLiteFile(directory.appendingPathComponent(name).path)
+        }
+    }
+
+    /// Whether the file at `path` begins with SQLite's header string.
+    static func isSQLiteFile(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 16)) == Data("SQLite format 3\0".utf8)
+    }
+
     private func isDirectory(_ url: URL) -> Bool {
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue

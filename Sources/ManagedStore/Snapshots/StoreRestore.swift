@@ -1,17 +1,28 @@
 import Foundation
 import GRDB
 
-/// Puts a snapshot's content back into its store, as one write: SQLite's backup API from
-/// the snapshot into the store, which replaces every page in one transaction through the
-/// store's own journal (its `-wal` stays the store's), then its external data and CloudKit
-/// asset folders, each swapped in whole. What it replaces is first kept as a snapshot.
+/// Puts a snapshot's content back into its store, all-or-nothing across the rows and every
+/// folder beside them (docs/crash-safety.md):
+///
+/// 1. the snapshot's files the store's folders lack are added first, each copied under a
+///    temporary name, synced and renamed (external data files are named by UUIDs, so the
+///    same name holds the same bytes), and their folders synced;
+/// 2. the rows go back in one write: SQLite's backup API from the snapshot into the store,
+///    which replaces every page in one transaction through the store's own journal (its
+///    `-wal` stays the store's);
+/// 3. only then are the files the snapshot does not have removed (and a file whose bytes
+///    differ under the same name replaced, by rename).
+///
+/// A kill before step 2 commits leaves the rows as before and every file they name; after
+/// it, the rows as restored and every file they name. What can be left over is files no row
+/// names, which the next write sweeps. What it replaces is first kept as a snapshot.
 public enum StoreRestore {
     /// Restores `snapshot` into `store`, after keeping the store as it is as the snapshot
     /// `keep` (named `keepName`). Refused while another process has the store open, unless
     /// `force`, when the snapshot's model version hashes are not the store's, and when SQLite's
     /// `quick_check` finds the snapshot's copy damaged.
     public static func restore(_ snapshot: StoreSnapshot, into store: PersistentStore, keepName: String, keep: URL,
-                               force: Bool) throws -> StoreSnapshot {
+                               force: Bool, disk: Disk = .system) throws -> StoreSnapshot {
         if store.options.readonly { throw StoreError.readOnly(path: store.path) }
         let users = ProcessUse.others(using: [store.path, store.file.walPath, store.file.sharedMemoryPath])
         if !users.isEmpty && !force { throw SnapshotError.storeInUse(path: store.path, users: users) }
@@ -22,9 +33,21 @@ public enum StoreRestore {
         let found = try StoreSnapshot.quickCheck(snapshot.storePath)
         guard found == "ok" else { throw SnapshotError.damaged(path: snapshot.storePath, found: found) }
 
-        let kept = try StoreSnapshot.take(of: store, name: keepName, into: keep)
-        try copyRows(from: snapshot.storePath, into: store)
-        try swapFolders(from: snapshot.folder, into: store)
+        let kept = try StoreSnapshot.take(of: store, name: keepName, into: keep, disk: disk)
+        var folders = FolderRestore(snapshotFolder: snapshot.folder, storePath: store.path, disk: disk)
+        do {
+            try folders.addMissing()
+        } catch let error as DiskError {
+            folders.undoAdded()
+            throw SnapshotError.cannotWrite(path: error.path, reason: error.reason)
+        }
+        do {
+            try copyRows(from: snapshot.storePath, into: store)
+        } catch {
+            folders.undoAdded()
+            throw error
+        }
+        folders.removeAndReplace()
         return kept
     }
 
@@ -42,37 +65,14 @@ public enum StoreRestore {
             try source.read { snapshot in
                 try target.writeWithoutTransaction { db in
                     try snapshot.backup(to: db)
-                    // The new content into the main file, so the -wal is left empty.
-                    _ = try Row.fetchAll(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+                    // The new content into the main file, so the -wal is left empty. The rows
+                    // are restored once the backup commits: a checkpoint another reader holds
+                    // back is no failure.
+                    _ = try? Row.fetchAll(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
                 }
             }
         } catch {
             throw StoreConnection.translate(error, file: store.file)
-        }
-    }
-
-    /// Each companion folder the snapshot or the store has becomes the snapshot's: copied
-    /// in beside the store under a hidden name, then moved over the store's.
-    private static func swapFolders(from snapshotFolder: URL, into store: PersistentStore) throws {
-        let fm = FileManager.default
-        let companions = StoreCompanions(storePath: store.path)
-        let storeFolder = URL(fileURLWithPath: store.path).deletingLastPathComponent()
-        let snapshotCompanions = StoreCompanions(storePath: snapshotFolder.appendingPathComponent(URL(fileURLWithPath: store.path).lastPathComponent).path)
-        for relative in Set(companions.existingFolders + snapshotCompanions.existingFolders).sorted() {
-            let target = storeFolder.appendingPathComponent(relative)
-            let incoming = snapshotFolder.appendingPathComponent(relative)
-            let beside = target.deletingLastPathComponent()
-            let new = beside.appendingPathComponent(".\(target.lastPathComponent).incoming-\(getpid())")
-            let old = beside.appendingPathComponent(".\(target.lastPathComponent).replaced-\(getpid())")
-            try? fm.removeItem(at: new)
-            try? fm.removeItem(at: old)
-            if fm.fileExists(atPath: incoming.path) {
-                try fm.createDirectory(at: beside, withIntermediateDirectories: true)
-                try fm.copyItem(at: incoming, to: new)
-            }
-            if fm.fileExists(atPath: target.path) { try fm.moveItem(at: target, to: old) }
-            if fm.fileExists(atPath: new.path) { try fm.moveItem(at: new, to: target) }
-            try? fm.removeItem(at: old)
         }
     }
 }

@@ -55,35 +55,41 @@ public struct StoreSnapshot: Sendable {
     }
 
     /// Takes a snapshot of `store` named `name` into `folder`, which must be new or empty.
-    /// It is made in a hidden folder beside `folder` and moved into place when whole: an
-    /// interrupted snapshot leaves nothing that looks like one. `check` runs SQLite's
-    /// `quick_check` on the copy and records what it found; otherwise the manifest says the
-    /// check was not run (the copy comes from the backup API in one read transaction, so it is
-    /// as sound as the store, and `restore` checks a snapshot before it puts it back).
+    /// It is complete or absent: made in a hidden folder beside `folder`, every file synced,
+    /// the manifest written last (a temporary name, synced, renamed), and only then moved into
+    /// place and the move synced. An interrupted snapshot leaves nothing that looks like one
+    /// (`all` lists no hidden folder), and its remains are cleared by the next snapshot of
+    /// the store. `check` runs SQLite's `quick_check` on the copy and records what it found;
+    /// otherwise the manifest says the check was not run (the copy comes from the backup API
+    /// in one read transaction, so it is as sound as the store, and `restore` checks a
+    /// snapshot before it puts it back).
     @discardableResult
     public static func take(of store: PersistentStore, name: String, into folder: URL, check: Bool = false,
-                            at date: Date = Date()) throws -> StoreSnapshot {
+                            at date: Date = Date(), disk: Disk = .system) throws -> StoreSnapshot {
         try checkName(name)
         let fm = FileManager.default
         if let contents = try? fm.contentsOfDirectory(atPath: folder.path), !contents.isEmpty {
             throw SnapshotError.targetOccupied(path: folder.path)
         }
         let parent = folder.deletingLastPathComponent()
-        try fm.createDirectory(at: parent, withIntermediateDirectories: true)
+        try disk.makeFolders(parent.path)
+        clearRemains(in: parent)
         let partial = parent.appendingPathComponent(".\(folder.lastPathComponent).partial-\(getpid())", isDirectory: true)
-        try? fm.removeItem(at: partial)
+        disk.removeTree(partial.path)
         try fm.createDirectory(at: partial, withIntermediateDirectories: true)
         do {
             let storeFile = URL(fileURLWithPath: store.path).lastPathComponent
             let copy = partial.appendingPathComponent(storeFile).path
             let counts = try copyRows(of: store, to: copy)
+            try disk.sync(copy)
             let found = check ? try quickCheck(copy) : SnapshotManifest.notChecked
             let companions = StoreCompanions(storePath: store.path)
             var copied: [String] = []
             for relative in companions.existingFolders {
                 let target = partial.appendingPathComponent(relative)
-                try fm.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try fm.copyItem(at: URL(fileURLWithPath: store.path).deletingLastPathComponent().appendingPathComponent(relative), to: target)
+                try disk.makeFolders(target.deletingLastPathComponent().path)
+                try disk.copyFolder(URL(fileURLWithPath: store.path).deletingLastPathComponent().appendingPathComponent(relative).path,
+                                    to: target.path)
                 copied.append(relative)
             }
             let manifest = SnapshotManifest(
@@ -93,13 +99,30 @@ public struct StoreSnapshot: Sendable {
                 entityCounts: counts, check: found, journalMode: store.file.journalMode.rawValue,
                 externalDataFiles: copied.contains(companions.externalDataName) ? companions.externalDataFiles.count : 0,
                 cloudKitAssetFolders: copied.filter { $0 != companions.externalDataName })
-            try manifest.encoded().write(to: partial.appendingPathComponent(SnapshotManifest.fileName))
+            // The manifest last: a folder without one is no snapshot.
+            let manifestPath = partial.appendingPathComponent(SnapshotManifest.fileName).path
+            try disk.create(manifestPath + ".partial", bytes: Array(try manifest.encoded()))
+            try disk.sync(manifestPath + ".partial")
+            try disk.rename(manifestPath + ".partial", to: manifestPath)
+            try disk.syncFolder(partial.path)
             if fm.fileExists(atPath: folder.path) { try fm.removeItem(at: folder) }
-            try fm.moveItem(at: partial, to: folder)
+            try disk.rename(partial.path, to: folder.path)
+            try disk.syncFolder(parent.path)
             return try StoreSnapshot(folder: folder)
         } catch {
-            try? fm.removeItem(at: partial)
+            disk.removeTree(partial.path)
+            if let error = error as? DiskError { throw SnapshotError.cannotWrite(path: error.path, reason: error.reason) }
             throw error
+        }
+    }
+
+    /// Removes the hidden `.NAME.partial-PID` folders that killed snapshots left in `shelf`
+    /// (of processes that are gone: a snapshot being taken now is left alone).
+    static func clearRemains(in shelf: URL) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: shelf.path)) ?? [] where name.hasPrefix(".") {
+            guard let range = name.range(of: ".partial-", options: .backwards), let pid = Int32(name[range.upperBound...]),
+                  pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: shelf.appendingPathComponent(name))
         }
     }
 
@@ -107,7 +130,7 @@ public struct StoreSnapshot: Sendable {
     /// read transaction: the copy and the counts are of the same moment. The copy is made one
     /// self-contained file (rollback journal mode, so no `-wal` goes with it).
     private static func copyRows(of store: PersistentStore, to path: String) throws -> [String: Int] {
-        let destination = try DatabaseQueue(path: path)
+        let destination = try DatabaseQueue(path: path, configuration: SQLiteDurability.configuration())
         defer { try? destination.close() }
         do {
             let counts = try store.reader.read { db in

@@ -38,6 +38,16 @@ public final class PersistentStore {
     public private(set) var warnings: [StoreWarning] = []
     /// The to-many bit order learned from the history, once (`learnedToManyOrder`).
     let learnedOrders = LearnedToManyOrderCache()
+    /// What writes did beside what was asked (files an earlier crash left, repaired or
+    /// swept), kept until a front end says it (`takeUpkeep`).
+    private let upkeep = UpkeepNotes()
+
+    func noteUpkeep(_ done: ExternalDataUpkeep) {
+        if !done.isEmpty { upkeep.append(done) }
+    }
+
+    /// What writes since the last call repaired or swept beside the store, once each.
+    public func takeUpkeep() -> [ExternalDataUpkeep] { upkeep.take() }
 
     public var path: String { file.path }
     public var log: SQLDebugLog? { options.log }
@@ -152,3 +162,21 @@ public final class PersistentStore {
     }
 }
 
+
+/// The store's upkeep notes, written by whichever thread wrote and read by the front end.
+final class UpkeepNotes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var notes: [ExternalDataUpkeep] = []
+
+    func append(_ note: ExternalDataUpkeep) {
+        lock.lock()
+        notes.append(note)
+        lock.unlock()
+    }
+
+    func take() -> [ExternalDataUpkeep] {
+        lock.lock()
+        defer { notes = []; lock.unlock() }
+        return notes
+    }
+}

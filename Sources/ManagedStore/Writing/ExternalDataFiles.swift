@@ -1,59 +1,69 @@
 import Foundation
+import GRDB
 
-/// The files one write adds to and takes from a store's external data folder, as Core Data
-/// keeps a Binary attribute that allows external storage (coredata-store-format.md, "External
-/// binary storage"):
+/// The files one write adds to and takes from a store's external data folder. The end state
+/// is Core Data's (coredata-store-format.md, "External binary storage"):
 ///
 /// - a value of up to 131,072 bytes stays in the column, `01` and the bytes;
-/// - a larger one is written to `.<store>_SUPPORT/_EXTERNAL_DATA/<UUID>.interim` (created
-///   exclusively, mode 0644 less the umask, the raw bytes and nothing else), and the column
-///   holds `02`, the UUID in upper case and one NUL: 38 bytes;
-/// - once the transaction commits, each `.interim` file is renamed to `<UUID>`, and the files
-///   of values the write replaced or deleted are removed;
-/// - a write rolled back leaves no file behind (nor a folder it made).
+/// - a larger one is the file `.<store>_SUPPORT/_EXTERNAL_DATA/<UUID>` (mode 0644 less the
+///   umask, the raw bytes and nothing else), and the column holds `02`, the UUID in upper
+///   case and one NUL: 38 bytes;
+/// - the files of values the write replaced or deleted are removed.
 ///
-/// A batch delete writes past this, as Core Data's does: its files stay, and doctor reports
-/// them as orphans.
+/// The order that reaches it is ours, and crash-safe (docs/crash-safety.md). Core Data writes
+/// `<UUID>.interim`, commits, then renames: a crash between the two leaves a row naming a
+/// missing file. Here a new file is written under its final name, and it and its folder are
+/// synced before the transaction that names it commits (`makeDurable`, batched: one sync of
+/// the folder for all the files); files a commit stops naming are removed only after it
+/// commits. A crash can then leave only files no row names, which the next write sweeps.
+///
+/// A batch delete writes past this, as Core Data's does: its files stay until then.
 public final class ExternalDataFiles {
     /// The largest value kept in the column: Core Data's fixed threshold.
     public static let threshold = 131_072
     /// The tag before an inline value, and before a file's name.
     static let inlineTag: UInt8 = 0x01
     static let referenceTag: UInt8 = 0x02
+    /// The suffix Core Data's own writes give a file until their commit.
+    static let interimSuffix = ".interim"
 
     let folder: URL
-    /// Files this write created, by name, still `.interim` until the commit.
+    let storePath: String
+    let disk: Disk
+    /// Files this write created, by name.
     private var created: [String] = []
+    /// How many of `created` are synced already.
+    private var synced = 0
     /// Files of values this write replaced or deleted, removed after the commit.
     private var released: [String] = []
     /// Folders this write made, removed again when it rolls back and they are empty.
-    private var madeFolders: [URL] = []
+    private var madeFolders: [String] = []
+    /// Files no row names, found under the write's lock: removed once it commits.
+    private var leftovers: [(name: String, bytes: Int64)] = []
+    /// What the write repaired or swept, for the store's notes.
+    public private(set) var upkeep = ExternalDataUpkeep()
 
-    public init(storePath: String) {
+    public init(storePath: String, disk: Disk = .system) {
+        self.storePath = storePath
+        self.disk = disk
         folder = StoreCompanions(storePath: storePath).externalData
     }
+
+    private func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 
     /// The column's bytes for a Binary value of an attribute that allows external storage.
     public func stored(_ bytes: [UInt8]) throws -> [UInt8] {
         guard bytes.count > Self.threshold else { return [Self.inlineTag] + bytes }
         let name = UUID().uuidString.uppercased()
-        try makeFolder()
-        let path = folder.appendingPathComponent(name + ".interim").path
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw StoreError.externalData(path: path, reason: String(cString: strerror(errno))) }
-        created.append(name)
-        defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer in
-                buffer.baseAddress.map { write(fd, $0 + offset, bytes.count - offset) } ?? 0
-            }
-            guard written > 0 else {
-                if written < 0 && errno == EINTR { continue }
-                throw StoreError.externalData(path: path, reason: String(cString: strerror(errno)))
-            }
-            offset += written
+        do {
+            madeFolders += try disk.makeFolders(folder.path)
+            try disk.create(path(name), bytes: bytes)
+        } catch let error as DiskError {
+            // A file begun and not finished (a full disk) goes with the rest at rollback.
+            if FileManager.default.fileExists(atPath: path(name)) { created.append(name) }
+            throw StoreError.externalData(path: error.path, reason: error.reason)
         }
+        created.append(name)
         return [Self.referenceTag] + Array(name.utf8) + [0]
     }
 
@@ -83,7 +93,7 @@ public final class ExternalDataFiles {
     /// keeps its reference, and no new file is made.
     public func holds(_ stored: [UInt8], _ bytes: [UInt8]) -> Bool {
         guard let name = Self.fileName(in: stored),
-              let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) else { return false }
+              let data = FileManager.default.contents(atPath: path(name)) else { return false }
         return data.count == bytes.count && data.elementsEqual(bytes)
     }
 
@@ -93,35 +103,55 @@ public final class ExternalDataFiles {
     /// One object of a write was refused and the write goes on without it (an import that
     /// skips invalid objects): what it wrote and released since `mark` is undone.
     public func discard(since mark: (created: Int, released: Int)) {
-        for name in created[mark.created...] { unlink(folder.appendingPathComponent(name + ".interim").path) }
+        for name in created[mark.created...] { try? disk.remove(path(name)) }
         created.removeSubrange(mark.created...)
+        synced = min(synced, created.count)
         released.removeSubrange(mark.released...)
     }
 
-    /// The transaction committed: the new files take their names, the released ones go.
-    /// (A failure here cannot undo the commit; a file left behind is an orphan doctor names.)
+    /// Called last inside the write's transaction, before it commits: repairs what an earlier
+    /// crash left (`prepareUpkeep`), then makes every file this write created durable, each
+    /// file and then its folder, so that no commit can name a file a power cut would lose.
+    public func makeDurable(_ db: Database, store: PersistentStore) throws {
+        try prepareUpkeep(db, store: store)
+        do {
+            for name in created[synced...] { try disk.sync(path(name)) }
+            if synced < created.count || !upkeep.rolledForward.isEmpty { try disk.syncFolder(folder.path) }
+            synced = created.count
+        } catch let error as DiskError {
+            throw StoreError.externalData(path: error.path, reason: error.reason)
+        }
+    }
+
+    /// The transaction committed: the released files and the leftovers found go. (A failure
+    /// here cannot undo the commit; a file left behind is one the next write sweeps.)
     public func committed() {
-        for name in created {
-            rename(folder.appendingPathComponent(name + ".interim").path, folder.appendingPathComponent(name).path)
-        }
-        for name in released where !created.contains(name) {
-            unlink(folder.appendingPathComponent(name).path)
-        }
+        for name in released where !created.contains(name) { try? disk.remove(path(name)) }
+        for leftover in leftovers { try? disk.remove(path(leftover.name)) }
+        upkeep.removed = leftovers.count
+        upkeep.removedBytes = leftovers.reduce(0) { $0 + $1.bytes }
         created = []
+        synced = 0
         released = []
         madeFolders = []
+        leftovers = []
     }
 
     /// The transaction rolled back: nothing it wrote stays.
     public func rolledBack() {
-        for name in created { unlink(folder.appendingPathComponent(name + ".interim").path) }
-        for made in madeFolders.reversed() { rmdir(made.path) }
+        for name in created { try? disk.remove(path(name)) }
+        for made in madeFolders.reversed() { disk.removeEmptyFolder(made) }
         created = []
+        synced = 0
         released = []
         madeFolders = []
+        leftovers = []
+        upkeep.removed = 0
+        upkeep.removedBytes = 0
     }
 
-    /// Runs `write` (a transaction) and settles the files by how it ended.
+    /// Runs `write` (a transaction that calls `makeDurable` before it commits) and settles the
+    /// files by how it ended.
     public func settle<T>(_ write: () throws -> T) throws -> T {
         do {
             let result = try write()
@@ -133,18 +163,69 @@ public final class ExternalDataFiles {
         }
     }
 
-    private func makeFolder() throws {
-        var missing: [URL] = []
-        var url = folder
-        while !FileManager.default.fileExists(atPath: url.path) {
-            missing.append(url)
-            url.deleteLastPathComponent()
+    // MARK: What an earlier crash left
+
+    /// Finds, under the write's lock, what earlier writes left in the folder:
+    /// - `<UUID>` files no row names (a write killed before its commit, here or in the app;
+    ///   a batch delete's): removed once this write commits;
+    /// - `<UUID>.interim` files: Core Data's own window. A row that names the missing
+    ///   `<UUID>` gets its file by renaming the `.interim` (rolled forward now: the row is
+    ///   committed already); one no row names is a save that never committed, removed with
+    ///   the leftovers. Both only when no other process has the store open: the app may be
+    ///   between its own commit and rename.
+    /// Nothing is touched when the folder may be shared (another store file with the same
+    /// name before its extension shares `.<name>_SUPPORT`).
+    func prepareUpkeep(_ db: Database, store: PersistentStore) throws {
+        leftovers = []
+        upkeep.rolledForward = []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let candidates = names.filter {
+            ExternalReferences.isReferenceName($0)
+                || ($0.hasSuffix(Self.interimSuffix) && ExternalReferences.isReferenceName(String($0.dropLast(Self.interimSuffix.count))))
         }
-        for made in missing.reversed() {
-            guard mkdir(made.path, 0o755) == 0 || errno == EEXIST else {
-                throw StoreError.externalData(path: made.path, reason: String(cString: strerror(errno)))
+        guard !candidates.isEmpty, !StoreCompanions(storePath: storePath).supportFolderIsShared,
+              let referenced = try ExternalReferences.names(db, store: store) else { return }
+        let ours = Set(created)
+        var interims: [String] = []
+        for name in candidates where !ours.contains(name) {
+            if name.hasSuffix(Self.interimSuffix) { interims.append(name); continue }
+            if !referenced.contains(name) { leftovers.append((name, size(name))) }
+        }
+        guard !interims.isEmpty else { return }
+        let file = store.file
+        guard ProcessUse.others(using: [file.path, file.walPath, file.sharedMemoryPath]).isEmpty else { return }
+        for interim in interims {
+            let name = String(interim.dropLast(Self.interimSuffix.count))
+            if referenced.contains(name) && !FileManager.default.fileExists(atPath: path(name)) {
+                do { try disk.rename(path(interim), to: path(name)) } catch { continue }
+                upkeep.rolledForward.append(name)
+            } else {
+                leftovers.append((interim, size(interim)))
             }
-            madeFolders.append(made)
         }
+    }
+
+    private func size(_ name: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path(name)))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+}
+
+/// What a write repaired or swept in the external data folder, said after it.
+public struct ExternalDataUpkeep: Sendable, Equatable, CustomStringConvertible {
+    /// `<UUID>` files given their names from the `.interim` a killed save left.
+    public var rolledForward: [String] = []
+    /// Files no row named, removed, and their bytes.
+    public var removed = 0
+    public var removedBytes: Int64 = 0
+
+    public var isEmpty: Bool { rolledForward.isEmpty && removed == 0 }
+
+    public var description: String {
+        var parts: [String] = []
+        if !rolledForward.isEmpty {
+            parts.append("\(rolledForward.count) externally stored value(s) a killed save left under .interim names were put in place")
+        }
+        if removed > 0 { parts.append("\(removed) external data file(s) no row names were removed (\(removedBytes) bytes)") }
+        return parts.joined(separator: "; ")
     }
 }

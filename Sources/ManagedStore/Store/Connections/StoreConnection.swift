@@ -23,7 +23,10 @@ public enum StoreConnection {
         configuration.prepareDatabase { db in
             if let log { SQLTrace.attach(log, to: db.sqliteConnection!) }
             PredicateFunctions.register(db)
-            if !readonly { TriggerFunctions.register(db) }
+            if !readonly {
+                TriggerFunctions.register(db)
+                if let connection = db.sqliteConnection { try SQLiteDurability.apply(connection) }
+            }
             // Reading through a memory map saves a system call and a copy per page on large
             // scans. The whole file may be mapped (SQLite caps the size) because
             // `WindowedMappingVFS` gives back the pages a scan has left behind (on Linux; see
