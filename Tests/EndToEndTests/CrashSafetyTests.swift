@@ -1,4 +1,5 @@
 import Foundation
+import ManagedStore
 import XCTest
 
 /// Never lose a byte (docs/crash-safety.md): every command that writes, killed on entry to any
@@ -208,5 +209,125 @@ final class CrashSafetyTests: XCTestCase {
             return metadata == "1" ? nil : "a store under the name without Z_METADATA"
         }, changesStore: false)
         try killEveryStep(scenario, from: template)
+    }
+}
+
+/// The order on disk, read from a clean run's system calls (`strace -y`, which names each
+/// call's file): every new external file, and then its folder, is synced before the last
+/// write of the commit to the `-wal`, so no committed row can name a file a power cut loses.
+final class SyncOrderTests: XCTestCase {
+    struct Call {
+        let name: String
+        let path: String
+    }
+
+    /// The calls of `arguments` that write or sync, with the file each one names.
+    private func trace(_ arguments: [String], stdin: String? = nil) throws -> [Call] {
+        let strace = try RequiredTools.require("strace", install: "apt-get install strace")
+        let log = try Fixtures.temporaryDirectory(self).appendingPathComponent("trace")
+        let result = try CLI.run(arguments, stdin: stdin,
+                                 prefix: [strace.path, "-f", "-qq", "-y", "-o", log.path, "-e", "trace=write,pwrite64,fsync,fdatasync"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return try String(contentsOf: log, encoding: .utf8).split(separator: "\n").compactMap { line in
+            // "PID name(FD</path>, …"
+            guard let open = line.firstIndex(of: "("), let start = line.firstIndex(of: "<"), let end = line[start...].firstIndex(of: ">") else { return nil }
+            let name = line[..<open].split(separator: " ").last.map(String.init) ?? ""
+            return Call(name: name, path: String(line[line.index(after: start)..<end]))
+        }
+    }
+
+    private func assertSyncedBeforeTheCommit(_ calls: [Call], files expected: Int, file: StaticString = #filePath, line: UInt = #line) {
+        let isExternal = { (path: String) in path.contains("/_EXTERNAL_DATA/") }
+        let created = Set(calls.filter { $0.name == "write" && isExternal($0.path) }.map(\.path))
+        XCTAssertEqual(created.count, expected, "new external files", file: file, line: line)
+        guard let lastWAL = calls.lastIndex(where: { $0.name == "pwrite64" && $0.path.hasSuffix("-wal") }) else {
+            return XCTFail("no write to the -wal", file: file, line: line)
+        }
+        for path in created {
+            let written = calls.lastIndex { $0.name == "write" && $0.path == path } ?? 0
+            let synced = calls.firstIndex { ($0.name == "fsync" || $0.name == "fdatasync") && $0.path == path }
+            XCTAssertNotNil(synced, "\(path) is never synced", file: file, line: line)
+            guard let synced else { continue }
+            XCTAssertGreaterThan(synced, written, file: file, line: line)
+            XCTAssertLessThan(synced, lastWAL, "\(path) synced after the commit's last -wal write", file: file, line: line)
+            let folder = (path as NSString).deletingLastPathComponent
+            let folderSynced = calls[synced...].firstIndex { ($0.name == "fsync" || $0.name == "fdatasync") && $0.path == folder }
+            XCTAssertNotNil(folderSynced, "\(folder) is not synced after \(path)", file: file, line: line)
+            if let folderSynced { XCTAssertLessThan(folderSynced, lastWAL, "the folder synced after the commit", file: file, line: line) }
+        }
+    }
+
+    func testAnImportSyncsEveryFileAndItsFolderBeforeItCommits() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder, people: 10).path
+        let people = (0..<4).map { CrashSafetyTests.person("imported\($0)", 100 + $0, age: 30, photo: $0) }
+        let file = folder.appendingPathComponent("people.json")
+        try "[\(people.joined(separator: ", "))]".write(to: file, atomically: true, encoding: .utf8)
+        assertSyncedBeforeTheCommit(try trace(["import", store, file.path, "--entity", "Person"]), files: 4)
+    }
+
+    func testASaveSyncsEveryFileAndItsFolderBeforeItCommits() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder, people: 30, photos: [CrashSafetyTests.photo]).path
+        let script = "update Person/p4 photo=\(CrashSafetyTests.photo(seed: 31))\n"
+            + "insert Person name=new id=E621E1F8-C36C-495A-93FC-0C247A3E6E5F photo=\(CrashSafetyTests.photo(seed: 32))\nsave\n"
+        assertSyncedBeforeTheCommit(try trace([store], stdin: script), files: 2)
+    }
+}
+
+/// What a crash leaves beside a store, found by doctor and put right by the next write:
+/// Core Data's own window (a row naming `<UUID>` while the file is still `<UUID>.interim`,
+/// an app killed between its commit and its rename) is rolled forward; files no row names,
+/// and `.interim` files of saves that never committed, are removed, with their size said.
+final class CrashRepairTests: XCTestCase {
+    func testTheNextSaveRollsForwardAndSweepsWhatACrashLeft() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder, people: 30, photos: [CrashSafetyTests.photo]).path
+        let external = folder.appendingPathComponent(".People_SUPPORT/_EXTERNAL_DATA")
+        let named = try FileManager.default.contentsOfDirectory(atPath: external.path).sorted()
+        XCTAssertEqual(named.count, 3)
+        // The app was killed after committing the row of named[0], before renaming its file.
+        try FileManager.default.moveItem(at: external.appendingPathComponent(named[0]),
+                                         to: external.appendingPathComponent(named[0] + ".interim"))
+        // A save that never committed, and a file a batch delete (or a kill) left.
+        let neverCommitted = "0D1B2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4D.interim", unnamed = "1D1B2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4D"
+        try Data(repeating: 7, count: 1000).write(to: external.appendingPathComponent(neverCommitted))
+        try Data(repeating: 8, count: 500).write(to: external.appendingPathComponent(unnamed))
+
+        let doctor = try CLI.run(["doctor", store, "--format", "json"])
+        XCTAssertEqual(doctor.status, 1, doctor.stderr)
+        let findings = (try JSONSerialization.jsonObject(with: Data(doctor.stdout.utf8)) as? [String: Any])?["findings"] as? [[String: Any]] ?? []
+        let byCheck = Dictionary(grouping: findings) { $0["check"] as? String ?? "" }
+        XCTAssertEqual(byCheck["external_interim"]?.first?["count"] as? Int, 1, "\(findings)")
+        XCTAssertNil(byCheck["external_missing"], "a reference whose .interim is there is not reported missing: \(findings)")
+        let orphan = byCheck["external_orphan"]?.first?["detail"] as? String ?? ""
+        XCTAssertTrue(orphan.contains("2 file(s)") && orphan.contains("1500 bytes"), orphan)
+
+        let save = try CLI.run([store, "-c", "update Person/p1 age=77", "-c", "save"])
+        XCTAssertEqual(save.status, 0, save.stderr)
+        XCTAssertTrue(save.stderr.contains("1 externally stored value(s) a killed save left under .interim names were put in place"), save.stderr)
+        XCTAssertTrue(save.stderr.contains("2 external data file(s) no row names were removed (1500 bytes)"), save.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: external.path).sorted(), named)
+        let state = try StoreState.read(store)
+        XCTAssertEqual(state.dangling, [])
+        XCTAssertEqual(state.unreferenced, [])
+        XCTAssertEqual(try CLI.run(["doctor", store]).status, 0)
+    }
+
+    /// While another process has the store open, an `.interim` may be its save in progress:
+    /// it is left alone (doctor still names it), and only files no row names are swept.
+    func testAnotherProcesssInterimFilesAreLeftAlone() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder, people: 30, photos: [CrashSafetyTests.photo]).path
+        let external = folder.appendingPathComponent(".People_SUPPORT/_EXTERNAL_DATA")
+        let pending = "2D1B2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4D.interim"
+        try Data(repeating: 7, count: 1000).write(to: external.appendingPathComponent(pending))
+        let holder = try ChildProcess(["/bin/sh", "-c", "exec 3<\"$0\"; sleep 30", store], environment: [:], files: [:])
+        defer { kill(holder.pid, SIGKILL); _ = holder.waitForEnding() }
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while ProcessUse.others(using: [store]).isEmpty && Date() < deadline { usleep(20_000) }
+        let save = try CLI.run([store, "-c", "update Person/p1 age=77", "-c", "save"])
+        XCTAssertEqual(save.status, 0, save.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: external.appendingPathComponent(pending).path), save.stderr)
     }
 }

@@ -37,14 +37,13 @@ public enum StoreRestore {
         var folders = FolderRestore(snapshotFolder: snapshot.folder, storePath: store.path, disk: disk)
         do {
             try folders.addMissing()
-        } catch let error as DiskError {
-            folders.undoAdded()
-            throw SnapshotError.cannotWrite(path: error.path, reason: error.reason)
-        }
-        do {
             try copyRows(from: snapshot.storePath, into: store)
         } catch {
+            // Nothing was restored: the files added go, and so does the snapshot kept of a
+            // store that did not change.
             folders.undoAdded()
+            disk.removeTree(kept.folder.path)
+            if let error = error as? DiskError { throw SnapshotError.cannotWrite(path: error.path, reason: error.reason) }
             throw error
         }
         folders.removeAndReplace()
