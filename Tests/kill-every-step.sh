@@ -8,4 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v strace >/dev/null || { echo "error: strace is needed (apt-get install strace)" >&2; exit 1; }
 swift build --build-tests
-CDINSPECT_KILL_STEPS=all swift test --skip-build --filter 'CrashSafetyTests' 2>&1 | tee /dev/stderr | grep -E "^kill points of" || true
+log=$(mktemp)
+status=0
+CDINSPECT_KILL_STEPS=all swift test --skip-build --filter 'CrashSafetyTests' >"$log" 2>&1 || status=$?
+grep -E "^kill points of|error:|failed \(" "$log" || true
+rm -f "$log"
+exit "$status"

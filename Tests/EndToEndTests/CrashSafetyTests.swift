@@ -90,7 +90,8 @@ final class CrashSafetyTests: XCTestCase {
                 }
             }
         }
-        print("kill points of \(scenario.name): \(points) of \(calls.values.reduce(0, +)) file-changing calls \(calls.sorted { $0.key < $1.key }); outcomes \(outcomes)")
+        let counted = calls.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        print("kill points of \(scenario.name): \(points) of \(calls.values.reduce(0, +)); outcomes \(outcomes.sorted { $0.key < $1.key }); calls \(counted)")
         XCTAssertGreaterThan(points, 0)
         if scenario.changesStore { XCTAssertGreaterThan(outcomes["before", default: 0] + outcomes["after", default: 0], 0) }
         return outcomes
