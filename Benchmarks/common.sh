@@ -44,3 +44,21 @@ from_disk() {
     done
 }
 from_disk "$store" "$store-wal"
+
+# `import_inputs`: the people of $store as CSV (every attribute) in $csv, and an empty store of
+# the example's model in $empty, each written once, for the import benchmarks.
+import_inputs() {
+    csv="$out/people-$people.csv"
+    if [ ! -f "$csv" ]; then
+        echo "== writing the people of $store as CSV to $csv" >&2
+        sqlite3 -csv -header "file:$store?mode=ro" "SELECT ZNAME AS name, ZAGE AS age, ZBALANCE AS balance,
+            strftime('%Y-%m-%dT%H:%M:%SZ', ZBIRTHDAY + 978307200, 'unixepoch') AS birthday, ZHOMEPAGE AS homepage,
+            substr(hex(ZID), 1, 8) || '-' || substr(hex(ZID), 9, 4) || '-' || substr(hex(ZID), 13, 4) || '-' || substr(hex(ZID), 17, 4) || '-' || substr(hex(ZID), 21) AS id,
+            ZISACTIVE AS isActive, ZSCORE AS score FROM ZPERSON ORDER BY Z_PK" > "$csv"
+    fi
+    empty="$out/people-empty.sqlite"
+    if [ ! -f "$empty" ]; then
+        "$bin/cdinspect" create "$empty" --model Examples/People.xcdatamodeld >/dev/null
+        sqlite3 "$empty" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+    fi
+}

@@ -20,19 +20,7 @@ if [ ! -f "$changed" ]; then
     sqlite3 "$store" ".backup $changed"
     sqlite3 "$changed" "UPDATE ZPERSON SET ZAGE = ZAGE + 1, Z_OPT = Z_OPT + 1 WHERE Z_PK % 100 = 0"
 fi
-csv="$out/people-$people.csv"
-if [ ! -f "$csv" ]; then
-    echo "== writing the people of $store as CSV to $csv" >&2
-    sqlite3 -csv -header "file:$store?mode=ro" "SELECT ZNAME AS name, ZAGE AS age, ZBALANCE AS balance,
-        strftime('%Y-%m-%dT%H:%M:%SZ', ZBIRTHDAY + 978307200, 'unixepoch') AS birthday, ZHOMEPAGE AS homepage,
-        substr(hex(ZID), 1, 8) || '-' || substr(hex(ZID), 9, 4) || '-' || substr(hex(ZID), 13, 4) || '-' || substr(hex(ZID), 17, 4) || '-' || substr(hex(ZID), 21) AS id,
-        ZISACTIVE AS isActive, ZSCORE AS score FROM ZPERSON ORDER BY Z_PK" > "$csv"
-fi
-empty="$out/people-empty.sqlite"
-if [ ! -f "$empty" ]; then
-    "$bin/cdinspect" create "$empty" --model Examples/People.xcdatamodeld >/dev/null
-    sqlite3 "$empty" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
-fi
+import_inputs
 except="ATTACH '$changed' AS b;
 SELECT * FROM main.ZPERSON EXCEPT SELECT * FROM b.ZPERSON; SELECT * FROM b.ZPERSON EXCEPT SELECT * FROM main.ZPERSON;
 SELECT * FROM main.ZCAR EXCEPT SELECT * FROM b.ZCAR; SELECT * FROM b.ZCAR EXCEPT SELECT * FROM main.ZCAR;"
