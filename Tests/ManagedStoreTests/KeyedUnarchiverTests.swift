@@ -118,8 +118,44 @@ final class KeyedUnarchiverTests: XCTestCase {
         objects.append(.string("leaf"))
         objects.append(classEntry("NSArray"))
         XCTAssertThrowsError(try KeyedUnarchiver.value(of: archive(objects))) { error in
-            XCTAssertEqual(error as? KeyedUnarchiver.Error, .tooLarge(KeyedUnarchiver.nodeLimit))
+            XCTAssertEqual(error as? KeyedUnarchiver.Error, .tooLarge(10_000))
         }
+    }
+
+    /// Issue 67's 185 bytes: objects each holding six references to the next level, eight
+    /// levels deep (6^8 values if expanded). Measured object by object, it is refused before
+    /// a single value is expanded; the same archive was once expanded to the million-value cap,
+    /// 18 seconds for 125 rows. (Its file is in FuzzTesting/FailCases, replayed by
+    /// FailCaseTests.)
+    func testSharedReferencesAreMeasuredOnceAndRefused() throws {
+        let bytes = try XCTUnwrap(Self.hex("62706c6973743030d2010203065424746f7058246f626a65637473d1040554726f6f748001aa07080a0c0e101214161855246e756c6ca60909090909098002a60b0b0b0b0b0b8003a60d0d0d0d0d0d8004a60f0f0f0f0f0f8005a61111111111118006a61313131313138007a61515151515158008a617171717171780095178080d121b1e232530363d3f46484f51585a61636a6c73757c7e0000000000000101000000000000001900000000000000000000000000000080"))
+        XCTAssertEqual(bytes.count, 185)
+        let archive = try KeyedArchive(try BinaryPropertyList.decode(bytes))
+        XCTAssertGreaterThan(ExpansionMeasure(archive).size(of: archive.root, limit: Int.max), 1_000_000, "6^8 values if expanded")
+        XCTAssertThrowsError(try KeyedUnarchiver.value(of: bytes)) { error in
+            XCTAssertEqual(error as? KeyedUnarchiver.Error, .tooLarge(10_000))
+        }
+        XCTAssertThrowsError(try KeyedUnarchiver.classNames(in: bytes))
+    }
+
+    /// Ordinary sharing still decodes whole: NSKeyedArchiver stores an equal string once, and
+    /// every place that holds it shows it.
+    func testOrdinarySharingIsShownAtEveryPlace() throws {
+        let members: [PropertyListValue] = Array(repeating: .uid(3), count: 500)
+        let bytes = archive([object([("NS.objects", .array(members))], classAt: 2), classEntry("NSArray"), .string("same")])
+        XCTAssertEqual(try KeyedUnarchiver.value(of: bytes), .array(Array(repeating: .string("same"), count: 500)))
+    }
+
+    static func hex(_ text: String) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
     }
 
     func testPlainPropertyListsAndOtherBytes() throws {

@@ -26,6 +26,14 @@ public struct KeyedUnarchiver {
 
     public static let nodeLimit = 1_000_000
 
+    /// How many values an archive of `objects` objects may expand to: sixteen times its own
+    /// objects (ordinary archives share little: a class description, an equal string), at
+    /// least 10,000, at most `nodeLimit`. An archive whose references would expand past it is
+    /// refused (`tooLarge`).
+    static func expansionLimit(objects: Int) -> Int {
+        min(nodeLimit, max(10_000, objects.multipliedReportingOverflow(by: 16).overflow ? nodeLimit : objects * 16))
+    }
+
     /// The value the bytes hold: a keyed archive's root object, or a plain property list.
     public static func value(of bytes: [UInt8]) throws -> ArchivedValue {
         try decode(bytes).value
@@ -43,6 +51,14 @@ public struct KeyedUnarchiver {
         case .plain(let plist):
             return (try plainValue(plist), [])
         case .archive(let archive):
+            // An archive is a graph: an object referenced from many places is one object. The
+            // value shown expands it at each place, so a few bytes of references (six to the
+            // next level, eight levels deep) would expand to millions of values and take
+            // seconds per row. The expansion is measured first, each object once, in time
+            // proportional to the archive; one past the limit is refused without expanding.
+            let limit = expansionLimit(objects: archive.objects.count)
+            let expanded = ExpansionMeasure(archive).size(of: archive.root, limit: limit)
+            if expanded > limit { throw Error.tooLarge(limit) }
             var reader = KeyedUnarchiver(archive: archive)
             let value = try reader.decode(archive.root)
             var names: Set<String> = []
@@ -295,5 +311,54 @@ public struct KeyedUnarchiver {
     static func numbers(in text: String) -> [Double] {
         text.split(whereSeparator: { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "e" || $0 == "E" || $0 == "+") })
             .compactMap { Double($0) }
+    }
+}
+
+/// The number of values an archive's object graph expands to from one object, each object's
+/// share counted once and kept (a graph is walked in time proportional to its objects and
+/// references, however often they are shared). A reference back into the path counts one
+/// (`.cycle`). Every reference inside an object counts, so this bounds what `KeyedUnarchiver`
+/// decodes from above.
+struct ExpansionMeasure {
+    let archive: KeyedArchive
+    private var sizes: [Int: Int] = [:]
+    private var path: Set<Int> = []
+
+    init(_ archive: KeyedArchive) {
+        self.archive = archive
+    }
+
+    /// The expansion of the object at `index`, or a number past `limit` as soon as it is
+    /// known to pass it.
+    func size(of index: Int, limit: Int) -> Int {
+        var measure = self
+        return measure.measure(index, limit: limit, depth: 0)
+    }
+
+    private mutating func measure(_ index: Int, limit: Int, depth: Int) -> Int {
+        if let known = sizes[index] { return known }
+        guard archive.objects.indices.contains(index), depth < KeyedUnarchiver.depthLimit else { return 1 }
+        guard path.insert(index).inserted else { return 1 }
+        defer { path.remove(index) }
+        var total = 1
+        var pending: [PropertyListValue] = [archive.objects[index]]
+        while let value = pending.popLast(), total <= limit {
+            switch value {
+            case .uid(let target) where target != 0 && target != index:
+                total += measure(target, limit: limit - total, depth: depth + 1)
+            case .array(let items):
+                pending.append(contentsOf: items)
+            case .dictionary(let pairs):
+                for (key, item) in pairs where key.stringValue != "$class" {
+                    pending.append(key)
+                    pending.append(item)
+                }
+            default:
+                total += 0
+            }
+        }
+        // A size cut short by the limit is not kept: it only says "too many".
+        if total <= limit { sizes[index] = total }
+        return total
     }
 }

@@ -1,0 +1,44 @@
+import Foundation
+import XCTest
+@testable import ManagedStore
+
+/// Every input a fuzzer or a hostile-input hunt ever broke a reader with is kept in
+/// `FuzzTesting/FailCases/<FORMAT>/` and fed here through the same entry point the product
+/// uses, without a sanitizer: each must give an answer or one typed error, never a trap, a
+/// hang or an unbounded allocation. A format's folder names its reader.
+final class FailCaseTests: XCTestCase {
+    private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("FuzzTesting/FailCases")
+
+    /// The readers, by folder: each takes the bytes and may throw.
+    static let readers: [String: @Sendable ([UInt8]) throws -> Void] = [
+        "KeyedArchive": { _ = try KeyedUnarchiver.decode($0) },
+        "BinaryPropertyList": { _ = try BinaryPropertyList.decode($0) },
+        "NSPredicate": { _ = try PredicateParser.parse(String(decoding: $0, as: UTF8.self)) },
+    ]
+
+    func testEveryFailCaseIsAnAnswerOrATypedError() throws {
+        let formats = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { !$0.hasPrefix(".") }.sorted()
+        XCTAssertFalse(formats.isEmpty, "no fail cases in \(root.path)")
+        var replayed = 0
+        for format in formats {
+            let reader = try XCTUnwrap(Self.readers[format], "FailCases/\(format) has no reader in FailCaseTests.readers")
+            for name in try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(format).path).sorted() where !name.hasPrefix(".") {
+                let bytes = try [UInt8](Data(contentsOf: root.appendingPathComponent(format).appendingPathComponent(name)))
+                do { try reader(bytes) } catch {
+                    XCTAssertFalse(String(describing: error).isEmpty, "\(format)/\(name): an error with no words")
+                }
+                replayed += 1
+            }
+        }
+        XCTAssertGreaterThan(replayed, 0)
+    }
+
+    /// The keyed archive of shared references is refused as too large, not expanded.
+    func testTheSharedReferenceArchiveIsRefused() throws {
+        let bytes = try [UInt8](Data(contentsOf: root.appendingPathComponent("KeyedArchive/shared-references-6x8.bplist")))
+        XCTAssertThrowsError(try KeyedUnarchiver.decode(bytes)) { error in
+            guard case .tooLarge? = error as? KeyedUnarchiver.Error else { return XCTFail("\(error)") }
+        }
+    }
+}
