@@ -13,7 +13,8 @@
 #   in the column; then the share of that import's wall time its fsync and fdatasync calls
 #   take, from `strace -f -T` of one run (the time inside each call, summed).
 #
-#   OLD=/path/to/old/.build-bench/release Benchmarks/crash-safety.sh [PEOPLE]   (default 1000000; RUNS=5)
+#   OLD=/path/to/old/.build-bench/release Benchmarks/crash-safety.sh [PEOPLE]   (default 1000000; RUNS=5;
+#   CASES=photos runs only the cases whose name holds it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 people=${1:-1000000}
@@ -86,7 +87,9 @@ cases = {
                             lambda s: (["sqlite3", s, insert_photos], None)),
 }
 print(f"{'':<24} {'this':>12} {'before':>12} {'sqlite3':>12}   this/before  this/sqlite3")
+only = os.environ.get("CASES", "")
 for name, (source, ours, theirs) in cases.items():
+    if only and only not in name: continue
     times = {side: [] for side, _ in sides}
     times["sqlite3"] = []
     for i in range(runs + 1):
@@ -112,7 +115,7 @@ wall = time.perf_counter() - start
 spent = {"fsync": 0.0, "fdatasync": 0.0}
 count = {"fsync": 0, "fdatasync": 0}
 for line in open(trace):
-    call = line.split(" ", 1)[1].split("(", 1)[0] if " " in line else ""
+    call = line.split("(", 1)[0].split()[-1] if "(" in line else ""  # "PID   name(…": the pid is padded
     if call in spent and line.rstrip().endswith(">"):
         spent[call] += float(line.rstrip().rsplit("<", 1)[1][:-1]); count[call] += 1
 print(f"syncs in the photo import (strace -T, one run): fsync {count['fsync']} calls {spent['fsync']*1000:.1f} ms, "

@@ -115,7 +115,7 @@ public final class ExternalDataFiles {
     public func makeDurable(_ db: Database, store: PersistentStore) throws {
         try prepareUpkeep(db, store: store)
         do {
-            for name in created[synced...] { try disk.sync(path(name)) }
+            try disk.sync(created[synced...].map(path))
             if synced < created.count || !upkeep.rolledForward.isEmpty { try disk.syncFolder(folder.path) }
             synced = created.count
         } catch let error as DiskError {

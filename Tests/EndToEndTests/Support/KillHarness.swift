@@ -37,10 +37,9 @@ struct KillHarness {
                                  timeout: 120)
         var calls: [String: Int] = [:]
         for line in try String(contentsOf: trace, encoding: .utf8).split(separator: "\n") {
-            // "PID name(…" ; a call strace resumed on another line is counted once, at its start.
-            let words = line.split(separator: " ", maxSplits: 1)
-            guard words.count == 2, let open = words[1].firstIndex(of: "(") else { continue }
-            let name = String(words[1][..<open])
+            // "PID   name(…" (strace pads the pid); a call strace resumed on another line is
+            // counted once, at its start.
+            guard let open = line.firstIndex(of: "("), let name = line[..<open].split(separator: " ").last.map(String.init) else { continue }
             if Self.fileChangingCalls.contains(name) { calls[name, default: 0] += 1 }
         }
         return (calls, result)
