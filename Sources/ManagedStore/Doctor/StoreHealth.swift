@@ -383,7 +383,7 @@ public struct StoreHealth {
                                                examples: interim.map { (entity.name, $0) },
                                                detail: "\(entity.name).\(a.attribute.name) names a file that is still <UUID>.interim in "
                                                    + "\(folder) (a save killed between its commit and its rename): the app gets no data for "
-                                                   + "it until cdinspect's next write to the store puts it in place"))
+                                                   + "it until the next save or import puts it in place"))
                 }
             }
         }
@@ -397,7 +397,7 @@ public struct StoreHealth {
             found.append(DoctorFinding(.warning, "external_orphan", count: Int64(orphans.count),
                                        detail: "\(orphans.count) file(s) in \(folder) no row names (\(bytes) bytes), e.g. "
                                            + orphans.map(\.name).sorted().prefix(3).joined(separator: ", ")
-                                           + ": space a batch delete or a killed write left behind, which cdinspect's next write to the store removes"))
+                                           + ": space a batch delete or a killed write left behind, which the next save or import removes"))
         }
         return found
     }

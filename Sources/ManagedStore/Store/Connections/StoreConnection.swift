@@ -21,12 +21,12 @@ public enum StoreConnection {
         configuration.busyMode = .timeout(file.busyTimeout)
         configuration.label = "cdinspect"
         configuration.prepareDatabase { db in
+            // Before the debug log is attached: Core Data's log shows no such pragma, since
+            // Core Data runs at its SQLite's default, which this says out loud.
+            if !readonly, let connection = db.sqliteConnection { try SQLiteDurability.apply(connection) }
             if let log { SQLTrace.attach(log, to: db.sqliteConnection!) }
             PredicateFunctions.register(db)
-            if !readonly {
-                TriggerFunctions.register(db)
-                if let connection = db.sqliteConnection { try SQLiteDurability.apply(connection) }
-            }
+            if !readonly { TriggerFunctions.register(db) }
             // Reading through a memory map saves a system call and a copy per page on large
             // scans. The whole file may be mapped (SQLite caps the size) because
             // `WindowedMappingVFS` gives back the pages a scan has left behind (on Linux; see
