@@ -46,8 +46,11 @@ public enum BinaryPropertyListWriter {
                     bytes = header(0x60, units.count) + units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
                 }
             case .uid(let u):
-                let size = u < 256 ? 1 : u < 65536 ? 2 : 4
-                bytes = [0x80 | UInt8(size - 1)] + bigEndian(UInt64(u), size: size)
+                // A UID read from someone's bytes may be any 64-bit pattern (FailCases/
+                // BinaryPropertyList): written in as many bytes as it needs, never trapped on.
+                let raw = UInt64(bitPattern: Int64(u))
+                let size = raw < 256 ? 1 : raw < 65536 ? 2 : raw < 1 << 32 ? 4 : 8
+                bytes = [0x80 | UInt8(size - 1)] + bigEndian(raw, size: size)
             case .array(let items): bytes = header(0xA0, items.count)
             case .dictionary(let pairs): bytes = header(0xD0, pairs.count)
             }
