@@ -258,24 +258,24 @@ final class SyncOrderTests: XCTestCase {
         }
     }
 
-    func testAnImportSyncsEveryFileAndItsFolderBeforeItCommits() throws {
+    /// The calls of an import of `count` people with a 200 KB photo each into the example store.
+    private func tracedImport(of count: Int) throws -> [Call] {
         let folder = try Fixtures.temporaryDirectory(self)
         let store = try Fixtures.exampleStore(in: folder, people: 10).path
-        let people = (0..<4).map { CrashSafetyTests.person("imported\($0)", 100 + $0, age: 30, photo: $0) }
+        let people = (0..<count).map { CrashSafetyTests.person("imported\($0)", 100 + $0, age: 30, photo: $0) }
         let file = folder.appendingPathComponent("people.json")
         try "[\(people.joined(separator: ", "))]".write(to: file, atomically: true, encoding: .utf8)
-        assertSyncedBeforeTheCommit(try trace(["import", store, file.path, "--entity", "Person"]), files: 4)
+        return try trace(["import", store, file.path, "--entity", "Person"])
+    }
+
+    func testAnImportSyncsEveryFileAndItsFolderBeforeItCommits() throws {
+        assertSyncedBeforeTheCommit(try tracedImport(of: 4), files: 4)
     }
 
     /// From `Disk.concurrentFrom` files on, they are synced eight at a time: still every one,
     /// and the folder, before the commit.
     func testAnImportOfManyFilesSyncsThemTogetherBeforeItCommits() throws {
-        let folder = try Fixtures.temporaryDirectory(self)
-        let store = try Fixtures.exampleStore(in: folder, people: 10).path
-        let people = (0..<20).map { CrashSafetyTests.person("imported\($0)", 100 + $0, age: 30, photo: $0) }
-        let file = folder.appendingPathComponent("people.json")
-        try "[\(people.joined(separator: ", "))]".write(to: file, atomically: true, encoding: .utf8)
-        assertSyncedBeforeTheCommit(try trace(["import", store, file.path, "--entity", "Person"]), files: 20)
+        assertSyncedBeforeTheCommit(try tracedImport(of: 20), files: 20)
     }
 
     func testASaveSyncsEveryFileAndItsFolderBeforeItCommits() throws {
