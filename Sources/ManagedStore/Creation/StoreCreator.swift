@@ -34,7 +34,8 @@ public enum StoreCreator {
         }
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
-        clearRemains(of: url)
+        // What a killed create of this name left: `.NAME.creating-PID` (and its -wal, -shm).
+        disk.clearRemains(in: url.deletingLastPathComponent(), prefix: ".\(url.lastPathComponent).creating-", marker: ".creating-")
         let building = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).creating-\(getpid())").path
         do {
             let queue = try DatabaseQueue(path: building, configuration: SQLiteDurability.configuration())
@@ -62,18 +63,6 @@ public enum StoreCreator {
                 throw StoreError.sqlite("cannot create \(path): \(error.reason)")
             }
             throw error
-        }
-    }
-
-    /// Removes what a killed create left beside `url`: `.NAME.creating-PID` files (and their
-    /// `-wal`, `-shm`, `-journal`) of processes that are gone.
-    static func clearRemains(of url: URL) {
-        let folder = url.deletingLastPathComponent()
-        let prefix = ".\(url.lastPathComponent).creating-"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(prefix) {
-            let pidText = name.dropFirst(prefix.count).prefix { $0.isNumber }
-            guard let pid = Int32(pidText), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
-            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
         }
     }
 

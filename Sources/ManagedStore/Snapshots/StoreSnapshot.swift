@@ -73,7 +73,8 @@ public struct StoreSnapshot: Sendable {
         }
         let parent = folder.deletingLastPathComponent()
         try disk.makeFolders(parent.path)
-        clearRemains(in: parent)
+        // What killed snapshots of this store left: hidden `.NAME.partial-PID` folders.
+        disk.clearRemains(in: parent, prefix: ".", marker: ".partial-")
         let partial = parent.appendingPathComponent(".\(folder.lastPathComponent).partial-\(getpid())", isDirectory: true)
         disk.removeTree(partial.path)
         try fm.createDirectory(at: partial, withIntermediateDirectories: true)
@@ -113,16 +114,6 @@ public struct StoreSnapshot: Sendable {
             disk.removeTree(partial.path)
             if let error = error as? DiskError { throw SnapshotError.cannotWrite(path: error.path, reason: error.reason) }
             throw error
-        }
-    }
-
-    /// Removes the hidden `.NAME.partial-PID` folders that killed snapshots left in `shelf`
-    /// (of processes that are gone: a snapshot being taken now is left alone).
-    static func clearRemains(in shelf: URL) {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: shelf.path)) ?? [] where name.hasPrefix(".") {
-            guard let range = name.range(of: ".partial-", options: .backwards), let pid = Int32(name[range.upperBound...]),
-                  pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
-            try? FileManager.default.removeItem(at: shelf.appendingPathComponent(name))
         }
     }
 

@@ -32,8 +32,6 @@ public final class ExternalDataFiles {
     let disk: Disk
     /// Files this write created, by name.
     private var created: [String] = []
-    /// How many of `created` are synced already.
-    private var synced = 0
     /// Files of values this write replaced or deleted, removed after the commit.
     private var released: [String] = []
     /// Folders this write made, removed again when it rolls back and they are empty.
@@ -105,7 +103,6 @@ public final class ExternalDataFiles {
     public func discard(since mark: (created: Int, released: Int)) {
         for name in created[mark.created...] { try? disk.remove(path(name)) }
         created.removeSubrange(mark.created...)
-        synced = min(synced, created.count)
         released.removeSubrange(mark.released...)
     }
 
@@ -115,9 +112,8 @@ public final class ExternalDataFiles {
     public func makeDurable(_ db: Database, store: PersistentStore) throws {
         try prepareUpkeep(db, store: store)
         do {
-            try disk.sync(created[synced...].map(path))
-            if synced < created.count || !upkeep.rolledForward.isEmpty { try disk.syncFolder(folder.path) }
-            synced = created.count
+            try disk.sync(created.map(path))
+            if !created.isEmpty || !upkeep.rolledForward.isEmpty { try disk.syncFolder(folder.path) }
         } catch let error as DiskError {
             throw StoreError.externalData(path: error.path, reason: error.reason)
         }
@@ -131,7 +127,6 @@ public final class ExternalDataFiles {
         upkeep.removed = leftovers.count
         upkeep.removedBytes = leftovers.reduce(0) { $0 + $1.bytes }
         created = []
-        synced = 0
         released = []
         madeFolders = []
         leftovers = []
@@ -142,7 +137,6 @@ public final class ExternalDataFiles {
         for name in created { try? disk.remove(path(name)) }
         for made in madeFolders.reversed() { disk.removeEmptyFolder(made) }
         created = []
-        synced = 0
         released = []
         madeFolders = []
         leftovers = []

@@ -216,6 +216,19 @@ public final class Disk: @unchecked Sendable {
         try syncFolder(to)
     }
 
+    /// Removes, in `folder`, each entry a killed piece of work left: one whose name begins
+    /// with `prefix` and holds `marker` then the process number of the work that made it (and
+    /// anything after the number: a `-wal`), when that process is gone. Work of a live process
+    /// is left alone.
+    public func clearRemains(in folder: URL, prefix: String, marker: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(prefix) {
+            guard let at = name.range(of: marker, options: .backwards),
+                  let pid = Int32(name[at.upperBound...].prefix { $0.isNumber }), pid != getpid(),
+                  kill(pid, 0) != 0, errno == ESRCH else { continue }
+            removeTree(folder.appendingPathComponent(name).path)
+        }
+    }
+
     /// Removes the folder at `path` and everything in it (a failed or finished piece of
     /// work's own temporary folder, never a user's).
     public func removeTree(_ path: String) {
