@@ -19,6 +19,8 @@ let package = Package(
         .executable(name: "cdinspect-browse", targets: ["cdinspect-browse"]),
         .library(name: "ManagedStore", targets: ["ManagedStore"]),
         .library(name: "Inspector", targets: ["Inspector"]),
+        .library(name: "MCPLines", targets: ["MCPLines"]),
+        .library(name: "WebView", targets: ["WebView"]),
     ],
     // The REPL's line editor: GNU readline by default, or libedit (`--traits Editline`), whose
     // readline emulation is what macOS ships. Both build the same REPL; see Sources/CLineEditor.
@@ -97,6 +99,7 @@ let package = Package(
         .executableTarget(
             name: "cdinspect-mcp",
             dependencies: [
+                "MCPLines",
                 "Inspector",
                 "ManagedStore",
                 "WebView",
@@ -104,6 +107,9 @@ let package = Package(
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The MCP server's standard input cut into lines and each line admitted or answered,
+        // apart from the server so that the fuzz target reads hostile lines through it.
+        .target(name: "MCPLines"),
         // The web view's pages, their JSON twins, its security and its live updates: what
         // `cdinspect browse` serves and the MCP server's views render, with no HTTP stack.
         .target(

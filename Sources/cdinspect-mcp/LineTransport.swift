@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MCP
+import MCPLines
 
 /// Standard input and output for the MCP server, written for what a hostile client sends
 /// (issue: read-only means read-only). The SDK's stdio transport looked for a newline from
@@ -9,11 +10,11 @@ import MCP
 /// message could start (answers spliced into each other). Here:
 ///
 /// - a line is read in time linear in its length, and one longer than `maximumLine` is
-///   answered with -32600 and skipped, never held whole;
+///   answered with -32600 and skipped, never held whole (`LineSplitter`);
 /// - each message is written whole under one lock, by the server and by the reader alike;
 /// - what the server cannot answer by the specification is answered here: a line that is not
 ///   JSON (-32700, id null), a request whose id is null (-32600), a tool call whose
-///   `arguments` is not an object (-32602);
+///   `arguments` is not an object (-32602) (`LineAdmission`);
 /// - at the end of input, `drained` waits until every request read has been answered (or
 ///   cancelled by the client), so a client that closes its side with calls in flight still
 ///   gets every answer.
@@ -71,29 +72,19 @@ actor LineTransport: Transport {
 
     private static func readLoop(_ continuation: AsyncThrowingStream<Data, Swift.Error>.Continuation, _ ledger: Ledger) {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        var line: [UInt8] = []
-        var overlong = false
+        var splitter = LineSplitter(maximumLine: maximumLine)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { break }
-            var start = 0
-            for i in 0..<count where chunk[i] == 10 {
-                if !overlong { line.append(contentsOf: chunk[start..<i]) }
-                if overlong {
-                    Output.error(id: nil, code: -32600, "Invalid Request: a message may be at most \(maximumLine >> 20) MiB")
-                } else if let message = admit(line, ledger) {
-                    continuation.yield(message)
-                }
-                line.removeAll(keepingCapacity: line.count < 1 << 16)
-                overlong = false
-                start = i + 1
-            }
-            if !overlong {
-                line.append(contentsOf: chunk[start..<count])
-                if line.count > maximumLine {
-                    overlong = true
-                    line = []
+            chunk.withUnsafeBufferPointer { read in
+                splitter.feed(UnsafeBufferPointer(rebasing: read[0..<count])) { line in
+                    switch line {
+                    case .overlong:
+                        Output.error(id: nil, code: -32600, "Invalid Request: a message may be at most \(maximumLine >> 20) MiB")
+                    case .message(let bytes):
+                        if let message = admit(bytes, ledger) { continuation.yield(message) }
+                    }
                 }
             }
         }
@@ -101,68 +92,45 @@ actor LineTransport: Transport {
         continuation.finish()
     }
 
-    /// The message to hand to the server, or nil when it was answered here.
+    /// The message to hand to the server, or nil when it was answered here (`LineAdmission`).
     private static func admit(_ bytes: [UInt8], _ ledger: Ledger) -> Data? {
-        let data = Data(bytes)
-        guard !data.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) else { return nil }
-        guard let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
-            Output.error(id: nil, code: -32700, "Parse error: the message is not JSON")
+        switch LineAdmission.admit(bytes) {
+        case .blank:
             return nil
-        }
-        guard let message = json as? [String: Any] else {
-            if json is [Any] { return data }  // a batch: the server answers each member
-            Output.error(id: nil, code: -32600, "Invalid Request: a message is a JSON object")
+        case let .error(id, code, message):
+            Output.error(id: id?.value, code: code, message)
             return nil
-        }
-        guard message["method"] is String else { return data }  // a response
-        if message["method"] as? String == "initialize" { ViewSupport.shared.read(initialize: message) }
-        if message["method"] as? String == "notifications/cancelled" {
-            // A cancelled request is not answered (the specification says so): stop waiting.
-            if let id = (message["params"] as? [String: Any])?["requestId"] { ledger.cancelled(id) }
+        case let .message(data, id, initialize, cancelled):
+            if let initialize { ViewSupport.shared.read(initialize: initialize) }
+            if let cancelled { ledger.cancelled(cancelled) }
+            if let id { ledger.read(id) }
             return data
         }
-        if let id = message["id"] {
-            guard id is String || id is NSNumber else {
-                Output.error(id: nil, code: -32600, "Invalid Request: a request's id is a string or a number")
-                return nil
-            }
-            if message["method"] as? String == "tools/call" {
-                let params = message["params"] as? [String: Any]
-                if let arguments = params?["arguments"], !(arguments is [String: Any]) {
-                    Output.error(id: id, code: -32602, "Invalid params: 'arguments' is an object of argument names and values")
-                    return nil
-                }
-            }
-            ledger.read(id)
-        }
-        return data
     }
 }
 
 /// The requests read and not yet answered.
 private final class Ledger: @unchecked Sendable {
     private let condition = NSCondition()
-    private var open: Set<String> = []
+    private var open: Set<LineAdmission.RequestID> = []
     private var ended = false
 
-    static func key(_ id: Any) -> String { (id as? String).map { "s:" + $0 } ?? "n:\(id)" }
-
-    func read(_ id: Any) {
-        condition.withLock { _ = open.insert(Self.key(id)) }
+    func read(_ id: LineAdmission.RequestID) {
+        condition.withLock { _ = open.insert(id) }
     }
 
-    func cancelled(_ id: Any) {
+    func cancelled(_ id: LineAdmission.RequestID) {
         condition.withLock {
-            open.remove(Self.key(id))
+            open.remove(id)
             condition.broadcast()
         }
     }
 
     func answered(_ message: Data) {
         guard let json = try? JSONSerialization.jsonObject(with: message) as? [String: Any], json["method"] == nil,
-              let id = json["id"], !(id is NSNull) else { return }
+              let id = json["id"].flatMap(LineAdmission.RequestID.init) else { return }
         condition.withLock {
-            open.remove(Self.key(id))
+            open.remove(id)
             condition.broadcast()
         }
     }

@@ -2,10 +2,17 @@ import FuzzSupport
 import ManagedStore
 
 /// An NSPredicate format string, as every command's --where reads it: a predicate or one
-/// typed error (nesting, lengths and specifiers bounded by the parser).
+/// typed error (nesting, lengths and specifiers bounded by the parser). What reads is written
+/// back as a format string (as `explain` writes it), which must read as a predicate that
+/// writes the same string again.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    _ = try? PredicateParser.parse(String(decoding: FuzzDriver.bytes(data, size), as: UTF8.self))
+    guard let predicate = try? PredicateParser.parse(String(decoding: FuzzDriver.bytes(data, size), as: UTF8.self)) else { return 0 }
+    let format = NSPredicateWriter.format(predicate)
+    guard let again = try? PredicateParser.parse(format) else {
+        preconditionFailure("a predicate written back does not parse: \(format)")
+    }
+    precondition(NSPredicateWriter.format(again) == format, "a predicate written back does not write the same again: \(format)")
     return 0
 }
 

@@ -68,7 +68,8 @@ public struct StoreImport {
     }
 
     /// Imports the file. `progress` is called with the number of objects read so far, every
-    /// few thousand, in each of the two passes (`pass` 1 and 2).
+    /// few thousand, in each of the two passes (`pass` 1 and 2). The store is closed when it
+    /// returns (its writer's coordinator closes it): an import is a command of its own.
     public func run(progress: (_ pass: Int, _ objects: Int) -> Void = { _, _ in }) throws -> ImportResult {
         if !options.ignoreOtherProcesses {
             let users = ProcessUse.others(using: [store.path, store.file.walPath, store.file.sharedMemoryPath])

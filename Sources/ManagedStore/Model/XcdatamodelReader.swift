@@ -12,9 +12,15 @@ public enum XcdatamodelReader {
         guard let data = FileManager.default.contents(atPath: contents) else {
             throw Error(description: "cannot read model file \(contents)")
         }
+        return try model(contents: [UInt8](data), file: contents, source: path)
+    }
+
+    /// The model a `contents` file's bytes describe (`file` names it in errors, `source` is
+    /// where the model came from). The fuzz target reads hostile bytes through here.
+    public static func model(contents data: [UInt8], file contents: String, source path: String) throws -> ManagedObjectModel {
         var builder = ModelBuilder()
         do {
-            try ModelXMLReader.read([UInt8](data)) { event in
+            try ModelXMLReader.read(data) { event in
                 switch event {
                 case let .start(name, attributes): builder.start(name, attributes)
                 case let .end(name): builder.end(name)

@@ -1,0 +1,131 @@
+import Foundation
+import FuzzSupport
+import ManagedStore
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import WebView
+
+/// Bytes from a browser or anything else that reaches `cdinspect browse`'s port, through the
+/// same HTTP stack: swift-nio's server pipeline (llhttp's parser, pipelining, its error
+/// handler) in an in-memory channel, each request handed to the web view of a copy of the
+/// example store opened with `--write` (edits, Save, Discard), as `cdinspect-browse` hands it
+/// over. The token and CSRF token are fixed (`Fixture`), so that the seeds and the dictionary
+/// carry a signed-in browser's cookie and forms, and edits and saves are reached. Every
+/// request gets a response or the connection is closed; nothing traps or hangs.
+final class Fixture: @unchecked Sendable {
+    static let port = 4242
+    static let token = String(repeating: "ab", count: 32)
+    static let csrf = String(repeating: "cd", count: 32)
+
+    let folder = FuzzFiles.scratchFolder("http")
+    var site: Site?
+    var runs = 0
+
+    /// The site, on a store copied afresh every 500 inputs (saves change it).
+    func current() -> Site {
+        if runs % 500 == 0 {
+            site?.close()
+            site = nil
+        }
+        runs += 1
+        if let site { return site }
+        let path = folder + "/People.sqlite"
+        FuzzFiles.copyExampleStore(to: path)
+        var options = Site.Options(storePath: path, storeOptions: .init(readonly: true))
+        options.writes = true
+        options.timeLimit = 5
+        guard let store = try? PersistentStore(path: path, options: .init(readonly: true)),
+              let made = try? Site(options: options, gate: AccessGate(port: Self.port, token: Self.token, csrfToken: Self.csrf), store: store)
+        else { fatalError("cannot open the web view of the example store's copy") }
+        site = made
+        return made
+    }
+}
+
+/// A response body read as a client reads it, up to 4 MiB (then the client is gone).
+final class Reader: ResponseWriter, @unchecked Sendable {
+    var count = 0
+    struct Gone: Error {}
+    func write(_ bytes: [UInt8]) throws {
+        count += bytes.count
+        if count > 4 << 20 { throw Gone() }
+    }
+}
+
+/// One connection's requests, answered in order as `cdinspect-browse`'s `RequestHandler`
+/// answers them (its 2 MiB body bound, its `WebRequest`), but on the channel's own thread.
+final class Responder: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let site: Site
+    var head: HTTPRequestHead?
+    var body: [UInt8] = []
+    var tooLarge = false
+
+    init(site: Site) { self.site = site }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            body = []
+            tooLarge = false
+        case .body(var buffer):
+            if body.count + buffer.readableBytes > 2 << 20 {
+                tooLarge = true
+                body = []
+            } else if let bytes = buffer.readBytes(length: buffer.readableBytes) {
+                body += bytes
+            }
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            var response = WebResponse.text("The request's body is larger than 2 MiB.", status: 413)
+            if !tooLarge {
+                let request = WebRequest(method: head.method.rawValue, target: head.uri,
+                                         headers: head.headers.map { ($0.name, $0.value) }, body: body)
+                let scope = CancellationScope()
+                // A live page's stream follows the store until the page goes: here it goes at once.
+                if head.uri.hasPrefix("/-/events") { scope.cancel() }
+                response = site.respond(request, scope: scope)
+            }
+            var headers = HTTPHeaders()
+            for (name, value) in response.headers { headers.add(name: name, value: value) }
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: response.status), headers: headers))), promise: nil)
+            switch response.body {
+            case .bytes(let bytes):
+                if !bytes.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil) }
+            case .stream(let write):
+                try? write(Reader())
+            }
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+    }
+}
+
+let fixture = Fixture()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = FuzzDriver.bytes(data, size)
+    let channel = EmbeddedChannel()
+    do {
+        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+        try channel.pipeline.syncOperations.addHandler(Responder(site: fixture.current()))
+        try channel.writeInbound(ByteBuffer(bytes: bytes))
+    } catch {
+        // A malformed request: NIO's error handler answered 400 and closed the connection.
+    }
+    while (try? channel.readOutbound(as: ByteBuffer.self)) != nil {}
+    _ = try? channel.finish()
+    return 0
+}
+
+/// The program's entry (SwiftPM links `main` to this symbol): libFuzzer's driver over
+/// `testOneInput`.
+@_cdecl("FuzzHTTPRequest_main")
+public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+    FuzzDriver.run(testOneInput)
+}
