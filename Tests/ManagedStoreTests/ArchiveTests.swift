@@ -70,4 +70,18 @@ final class ArchiveTests: XCTestCase {
         XCTAssertEqual(decoded.entity(named: "SportsCar")?.properties.map(\.name), ["topSpeed"])
         XCTAssertEqual(decoded.allProperties(of: "SportsCar").map(\.property.name), ["owner", "plate", "topSpeed"])
     }
+
+    /// An entity whose model names no class is archived with none (`NSClassNameForEntity`
+    /// is `$null` in the caches Core Data wrote for Photos, Notes and CartKit), so that
+    /// `create`'s model cache reads back as the model it was made from; it was archived
+    /// under the entity's own name (found by FuzzModelXML's round trip).
+    func testAnEntityWithoutAClassIsArchivedWithNone() throws {
+        let model = ManagedObjectModel(entities: [
+            EntityDescription(name: "Book", properties: [.attribute(AttributeDescription(name: "title", type: .string))]),
+            EntityDescription(name: "User", className: "AppUser", properties: []),
+        ], source: .modelCache)
+        let decoded = try ModelCacheReader.model(fromCompressed: RawDeflate.deflate(BinaryPropertyListWriter.encode(ModelArchiver.archive(model))))
+        XCTAssertNil(decoded.entity(named: "Book")?.className)
+        XCTAssertEqual(decoded.entity(named: "User")?.className, "AppUser")
+    }
 }

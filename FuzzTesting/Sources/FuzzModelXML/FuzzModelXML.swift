@@ -1,11 +1,23 @@
 import FuzzSupport
-@testable import ManagedStore
+import ManagedStore
 
-/// An `.xcdatamodel`'s `contents` XML, as `--model` and `create` read it: events to the end,
-/// or one typed error with a line.
+/// An `.xcdatamodel`'s `contents` XML, as `--model` and `create` read it: a model or one typed
+/// error with a line. A model that reads is written back as XML (`model export`), which must
+/// read as a model that writes the same XML again; and archived as Core Data caches it in
+/// `Z_MODELCACHE` (what `create` writes), which must read back as the same model.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    _ = try? ModelXMLReader.read(FuzzDriver.bytes(data, size)) { _ in }
+    guard let model = try? XcdatamodelReader.model(contents: FuzzDriver.bytes(data, size), file: "contents", source: "contents") else { return 0 }
+    let written = ModelXMLWriter.contents(of: model)
+    guard let again = try? XcdatamodelReader.model(contents: Array(written.utf8), file: "contents", source: "contents") else {
+        preconditionFailure("a model written back as XML does not read:\n\(written)")
+    }
+    precondition(ModelXMLWriter.contents(of: again) == written, "a model written back as XML does not write the same again:\n\(written)")
+    guard let cache = try? RawDeflate.deflate(BinaryPropertyListWriter.encode(ModelArchiver.archive(model))),
+          let cached = try? ModelCacheReader.model(fromCompressed: cache) else {
+        preconditionFailure("a model archived as Core Data caches it does not read back:\n\(written)")
+    }
+    precondition(ModelXMLWriter.contents(of: cached) == written, "a model archived as Core Data caches it reads back as another:\n\(written)\n\(ModelXMLWriter.contents(of: cached))")
     return 0
 }
 

@@ -112,7 +112,9 @@ public enum ModelArchiver {
             }
             objects[entitySlots[entity.name]!] = object("NSEntityDescription", renaming + [
                 ("NSEntityName", string(entity.name)),
-                ("NSClassNameForEntity", string(entity.className ?? entity.name)),
+                // nil when the model names no class, as Core Data archives it ($null in the
+                // caches of Photos, Notes, CartKit and CoreDataPlus's SampleModel_V2).
+                ("NSClassNameForEntity", string(entity.className)),
                 ("NSSuperentity", entity.superentityName.flatMap { entitySlots[$0] }.map { .uid($0) } ?? .uid(0)),
                 ("NSIsAbstract", .bool(entity.isAbstract)),
                 ("NSVersionHashModifier", string(entity.versionHashModifier)),

@@ -63,6 +63,15 @@ public final class EntityMapping: Sendable {
     public let attributes: [AttributeMapping]
     public let relationships: [RelationshipMapping]
     public let fetchedProperties: [FetchedPropertyDescription]
+    /// Attribute positions by name, and by lowercased name (the first of each), and the dotted
+    /// prefixes of composite leaves (`address` of `address.city`), as written and lowercased:
+    /// a fetch looks up every attribute it selects, and on an entity of hundreds of
+    /// attributes (a store's schema read without its model) scanning them each time made a
+    /// first fetch quadratic (FuzzWholeStore).
+    private let attributeIndex: [String: Int]
+    private let foldedAttributeIndex: [String: Int]
+    private let compositePrefixes: Set<String>
+    private let foldedCompositePrefixes: Set<String>
 
     public init(name: String, entityID: Int?, superentityName: String?, isAbstract: Bool, table: String, entityIDs: [Int],
                 tableHasSubentities: Bool, primaryKeyColumn: String, entityColumn: String?, versionColumn: String?,
@@ -80,11 +89,25 @@ public final class EntityMapping: Sendable {
         self.attributes = attributes
         self.relationships = relationships
         self.fetchedProperties = fetchedProperties
+        var index: [String: Int] = [:], folded: [String: Int] = [:]
+        var prefixes = Set<String>(), foldedPrefixes = Set<String>()
+        for (i, mapping) in attributes.enumerated() {
+            let name = mapping.attribute.name, lowered = name.lowercased()
+            if index[name] == nil { index[name] = i }
+            if folded[lowered] == nil { folded[lowered] = i }
+            for dot in name.indices where name[dot] == "." { prefixes.insert(String(name[..<dot])) }
+            for dot in lowered.indices where lowered[dot] == "." { foldedPrefixes.insert(String(lowered[..<dot])) }
+        }
+        attributeIndex = index
+        foldedAttributeIndex = folded
+        compositePrefixes = prefixes
+        foldedCompositePrefixes = foldedPrefixes
     }
 
     public func attribute(_ name: String) -> AttributeMapping? {
-        attributes.first { $0.attribute.name == name }
-            ?? attributes.first { $0.attribute.name.caseInsensitiveCompare(name) == .orderedSame }
+        if let i = attributeIndex[name] ?? foldedAttributeIndex[name.lowercased()] { return attributes[i] }
+        // Case folding lowercasing does not do (`ß` and `SS`).
+        return attributes.first { $0.attribute.name.caseInsensitiveCompare(name) == .orderedSame }
     }
 
     public func relationship(_ name: String) -> RelationshipMapping? {
@@ -106,9 +129,7 @@ public final class EntityMapping: Sendable {
     /// Whether `key` names a composite attribute (or a composite inside one): some leaf
     /// attribute's name starts with `key.`.
     public func isComposite(_ key: String) -> Bool {
-        let prefix = key + "."
-        return attributes.contains { $0.attribute.name.hasPrefix(prefix) }
-            || attributes.contains { $0.attribute.name.lowercased().hasPrefix(prefix.lowercased()) }
+        compositePrefixes.contains(key) || foldedCompositePrefixes.contains(key.lowercased())
     }
 
     /// The columns of a uniqueness constraint's members (attributes, or to-one

@@ -95,14 +95,19 @@ public struct ManagedObjectModel: Sendable {
     /// replaces the inherited one.
     public func allProperties(of name: String) -> [(property: PropertyDescription, declaredBy: String)] {
         guard let e = entity(named: name) else { return [] }
-        var result: [(property: PropertyDescription, declaredBy: String)] = []
+        // A property a sub-entity declares again replaces its ancestor's and moves to the
+        // end: found by name in one pass (a scan per property made this quadratic, and it is
+        // called once per key a fetch selects).
+        var entries: [(property: PropertyDescription, declaredBy: String)?] = []
+        var position: [String: Int] = [:]
         for owner in (ancestors(of: name).reversed() + [e]) {
             for p in owner.properties {
-                result.removeAll { $0.property.name == p.name }
-                result.append((p, owner.name))
+                if let earlier = position[p.name] { entries[earlier] = nil }
+                position[p.name] = entries.count
+                entries.append((p, owner.name))
             }
         }
-        return result
+        return entries.compactMap { $0 }
     }
 
     /// `allProperties(of:)` as the store lays them out: each composite attribute replaced by

@@ -2,7 +2,10 @@ import Foundation
 
 /// Parses NSPredicate format strings (predicate-grammar.md §3): AND binds tighter than OR,
 /// NOT applies to one comparison or parenthesised predicate, and `(` may open either a
-/// predicate or an expression, so that branch is tried both ways.
+/// predicate or an expression, so that branch is tried both ways. Each `(` is read once at
+/// each state and its outcome remembered (`ParenthesisMemo`): without that, parentheses
+/// nested inside SUBQUERYs inside parentheses were read again on every way back, and 490
+/// bytes took 75 seconds (FuzzTesting/FailCases/NSPredicate).
 ///
 /// Format specifiers are filled while parsing, in order, from `arguments` (`PredicateArgument`:
 /// written in the predicate language itself, `'"John"'`, `30`, `{1, 2}`, `CAST(0, "NSDate")`,
@@ -14,6 +17,14 @@ public struct PredicateParser {
         let predicate = try parser.predicate()
         try parser.expectEnd()
         return predicate
+    }
+
+    /// How many times parsing `format` reads a `(` as a predicate (the work the memo bounds;
+    /// for tests).
+    static func parenthesisReadings(_ format: String) -> Int {
+        guard var parser = try? Parser(format, arguments: [], variables: [:]) else { return 0 }
+        _ = try? parser.predicate()
+        return parser.memo.readings
     }
 
     /// As `parse(_:arguments:variables:)`, each argument written in the predicate language.
@@ -70,6 +81,10 @@ private struct Parser {
     /// error instead.
     var depth = 0
     static let maximumDepth = 256
+    /// What reading a `(` as a predicate came to, by the state it was read from: shared by
+    /// every copy of the parser (a way tried and abandoned is a copy), so that no `(` is read
+    /// twice from the same state.
+    let memo = ParenthesisMemo()
 
     init(_ source: String, arguments: [PredicateArgument], variables: [String: String]) throws {
         lexer = PredicateLexer(source)
@@ -167,26 +182,39 @@ private struct Parser {
         if isKeyword("TRUEPREDICATE") { advance(); return .constant(true) }
         if isKeyword("FALSEPREDICATE") { advance(); return .constant(false) }
         if isPunctuation("(") {
-            // A parenthesised predicate, or a comparison whose left side starts with `(`.
-            let saved = self
-            advance()
-            do {
-                let inner = try predicate()
-                try expect(")", "')'")
-                return inner
-            } catch let first as PredicateFormatError {
-                // Too deep is too deep whichever way the parenthesis is read.
-                if first.kind == .unsupported { throw first }
-                let reached = self.position
-                self = saved
-                do {
-                    return try comparison()
-                } catch let second as PredicateFormatError {
-                    throw second.position >= max(first.position, reached) ? second : first
-                }
+            let key = ParenthesisMemo.Key(index: index, argumentIndex: argumentIndex, depth: depth, scope: scopedVariables)
+            if let known = memo.outcomes[key] {
+                index = known.index
+                argumentIndex = known.argumentIndex
+                return try known.result.get()
             }
+            let result = Result { try parenthesised() }
+            memo.outcomes[key] = ParenthesisMemo.Outcome(result: result, index: index, argumentIndex: argumentIndex)
+            return try result.get()
         }
         return try comparison()
+    }
+
+    /// A parenthesised predicate, or a comparison whose left side starts with `(`.
+    mutating func parenthesised() throws -> Predicate {
+        memo.readings += 1
+        let saved = self
+        advance()
+        do {
+            let inner = try predicate()
+            try expect(")", "')'")
+            return inner
+        } catch let first as PredicateFormatError {
+            // Too deep is too deep whichever way the parenthesis is read.
+            if first.kind == .unsupported { throw first }
+            let reached = self.position
+            self = saved
+            do {
+                return try comparison()
+            } catch let second as PredicateFormatError {
+                throw second.position >= max(first.position, reached) ? second : first
+            }
+        }
     }
 
     mutating func comparison() throws -> Predicate {
@@ -553,4 +581,27 @@ private struct Parser {
         default: return nil
         }
     }
+}
+
+/// The outcomes of reading a `(` as a predicate, by the parser's state where it was read:
+/// a reference, so that the copies of the parser that try one way and are abandoned share it.
+private final class ParenthesisMemo {
+    struct Key: Hashable {
+        let index: Int
+        let argumentIndex: Int
+        let depth: Int
+        let scope: [String]
+    }
+
+    struct Outcome {
+        let result: Result<Predicate, any Error>
+        /// Where the reading stopped, after it or where it failed (the error chosen between
+        /// the two ways depends on how far each got).
+        let index: Int
+        let argumentIndex: Int
+    }
+
+    var outcomes: [Key: Outcome] = [:]
+    /// How many times a `(` was read as a predicate: what the memo bounds.
+    var readings = 0
 }

@@ -22,9 +22,29 @@ public struct SchemaSnapshot: Sendable {
         public let columns: [Column]
         public let foreignKeys: [ForeignKey]
         public let isVirtual: Bool
+        /// Column positions by name and by ASCII-lowercased name (the first of each): mapping
+        /// a store looks up every column of every entity, and a scan each time was quadratic
+        /// on tables of hundreds of columns (FuzzWholeStore).
+        private let exactIndex: [String: Int]
+        private let foldedIndex: [String: Int]
+
+        public init(name: String, columns: [Column], foreignKeys: [ForeignKey], isVirtual: Bool) {
+            self.name = name
+            self.columns = columns
+            self.foreignKeys = foreignKeys
+            self.isVirtual = isVirtual
+            var exact: [String: Int] = [:], folded: [String: Int] = [:]
+            for (i, column) in columns.enumerated() {
+                if exact[column.name] == nil { exact[column.name] = i }
+                let key = SchemaSnapshot.asciiLowercased(column.name)
+                if folded[key] == nil { folded[key] = i }
+            }
+            exactIndex = exact
+            foldedIndex = folded
+        }
 
         public func column(_ name: String) -> Column? {
-            columns.first { $0.name == name } ?? columns.first { SchemaSnapshot.sameName($0.name, name) }
+            (exactIndex[name] ?? foldedIndex[SchemaSnapshot.asciiLowercased(name)]).map { columns[$0] }
         }
 
         public func hasColumn(_ name: String) -> Bool { column(name) != nil }
@@ -57,6 +77,11 @@ public struct SchemaSnapshot: Sendable {
     /// also fold other letters, and on Linux costs more per call than a lookup should.
     static func sameName(_ a: String, _ b: String) -> Bool {
         a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { asciiLowercase($0) == asciiLowercase($1) }
+    }
+
+    /// `name` with A–Z lowered, as `sameName` compares.
+    static func asciiLowercased(_ name: String) -> String {
+        String(decoding: name.utf8.map(asciiLowercase), as: UTF8.self)
     }
 
     private static func asciiLowercase(_ byte: UInt8) -> UInt8 {
