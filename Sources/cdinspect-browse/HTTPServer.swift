@@ -8,12 +8,11 @@ import WebView
 /// swift-nio's HTTP/1.1 server on 127.0.0.1, carrying requests to the `Site` and its responses
 /// back. NIO parses HTTP (llhttp): a request line or headers past its 80 KiB limit, or
 /// anything malformed, is answered 400 and the connection closed by its error handler. Here:
-/// a body past 2 MiB is refused (413), a connection idle for a minute is closed, each request
-/// runs on a thread of its own (a page blocks on SQLite) in a `CancellationScope` that the
-/// client's going away cancels, and a streamed body is written a piece at a time, each
-/// waiting for the last to be sent.
+/// a body past 2 MiB is refused (413, `IncomingRequest`), a connection idle for a minute is
+/// closed, each request runs on a thread of its own (a page blocks on SQLite) in a
+/// `CancellationScope` that the client's going away cancels, and a streamed body is written
+/// a piece at a time, each waiting for the last to be sent.
 final class HTTPServer: @unchecked Sendable {
-    static let maximumBody = 2 << 20
     static let idleSeconds: Int64 = 60
     static let maximumInFlight = 128
 
@@ -87,8 +86,7 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private let holder: SiteHolder
     private var head: HTTPRequestHead?
-    private var body: [UInt8] = []
-    private var tooLarge = false
+    private var incoming = IncomingRequest()
     /// The running request's scope, cancelled when the client goes.
     private var scope: CancellationScope?
 
@@ -100,21 +98,18 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
         switch unwrapInboundIn(data) {
         case .head(let head):
             self.head = head
-            body = []
-            tooLarge = false
+            incoming.start(method: head.method.rawValue, target: head.uri, headers: head.headers.map { ($0.name, $0.value) })
         case .body(var buffer):
-            if body.count + buffer.readableBytes > HTTPServer.maximumBody {
-                tooLarge = true
-                body = []
-            } else if let bytes = buffer.readBytes(length: buffer.readableBytes) {
-                body += bytes
-            }
+            incoming.append(buffer.readBytes(length: buffer.readableBytes) ?? [])
         case .end:
-            guard let head else { return }
+            guard let head, let finished = incoming.finish() else { return }
             self.head = nil
             let channel = context.channel
-            if tooLarge {
-                Self.send(WebResponse.text("The request's body is larger than 2 MiB.", status: 413), to: channel, head: head, keepAlive: false)
+            let request: WebRequest
+            switch finished {
+            case .success(let read): request = read
+            case .failure(let refusal):
+                Self.send(refusal.response, to: channel, head: head, keepAlive: false)
                 return
             }
             guard let site = holder.site else { return }
@@ -123,9 +118,6 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
                 Self.send(WebResponse.text("The server is busy; try again.", status: 503), to: channel, head: head, keepAlive: false)
                 return
             }
-            let request = WebRequest(method: head.method.rawValue, target: head.uri,
-                                     headers: head.headers.map { ($0.name, $0.value) }, body: body)
-            body = []
             let scope = CancellationScope()
             self.scope = scope
             let counter = holder.inFlight

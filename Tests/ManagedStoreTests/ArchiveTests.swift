@@ -84,4 +84,20 @@ final class ArchiveTests: XCTestCase {
         XCTAssertNil(decoded.entity(named: "Book")?.className)
         XCTAssertEqual(decoded.entity(named: "User")?.className, "AppUser")
     }
+
+    /// Fetch indexes are archived as Core Data archives them, so that `create`'s model cache
+    /// keeps them (they were dropped; found by FuzzModelXML's round trip).
+    func testFetchIndexesAreArchived() throws {
+        let indexes = [FetchIndexDescription(name: "byMakerAndPlate", elements: [.init(propertyName: "maker"),
+                                                                                 .init(propertyName: "plate", isAscending: false)]),
+                       FetchIndexDescription(name: "byPlace", elements: [.init(propertyName: "place", isRTree: true)])]
+        let model = ManagedObjectModel(entities: [
+            EntityDescription(name: "Car", properties: [.attribute(AttributeDescription(name: "maker", type: .string)),
+                                                        .attribute(AttributeDescription(name: "place", type: .string)),
+                                                        .attribute(AttributeDescription(name: "plate", type: .string))],
+                              fetchIndexes: indexes),
+        ], source: .modelCache)
+        let decoded = try ModelCacheReader.model(fromCompressed: RawDeflate.deflate(BinaryPropertyListWriter.encode(ModelArchiver.archive(model))))
+        XCTAssertEqual(decoded.entity(named: "Car")?.fetchIndexes, indexes)
+    }
 }

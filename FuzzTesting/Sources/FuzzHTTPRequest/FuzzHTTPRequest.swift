@@ -53,16 +53,16 @@ final class Reader: ResponseWriter, @unchecked Sendable {
     }
 }
 
-/// One connection's requests, answered in order as `cdinspect-browse`'s `RequestHandler`
-/// answers them (its 2 MiB body bound, its `WebRequest`), but on the channel's own thread.
+/// One connection's requests, gathered as `cdinspect-browse`'s `RequestHandler` gathers them
+/// (`IncomingRequest`: its 2 MiB body bound, its `WebRequest`) and answered in order, but on
+/// the channel's own thread.
 final class Responder: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     let site: Site
     var head: HTTPRequestHead?
-    var body: [UInt8] = []
-    var tooLarge = false
+    var incoming = IncomingRequest()
 
     init(site: Site) { self.site = site }
 
@@ -70,26 +70,21 @@ final class Responder: ChannelInboundHandler, @unchecked Sendable {
         switch unwrapInboundIn(data) {
         case .head(let head):
             self.head = head
-            body = []
-            tooLarge = false
+            incoming.start(method: head.method.rawValue, target: head.uri, headers: head.headers.map { ($0.name, $0.value) })
         case .body(var buffer):
-            if body.count + buffer.readableBytes > 2 << 20 {
-                tooLarge = true
-                body = []
-            } else if let bytes = buffer.readBytes(length: buffer.readableBytes) {
-                body += bytes
-            }
+            incoming.append(buffer.readBytes(length: buffer.readableBytes) ?? [])
         case .end:
-            guard let head else { return }
+            guard let head, let finished = incoming.finish() else { return }
             self.head = nil
-            var response = WebResponse.text("The request's body is larger than 2 MiB.", status: 413)
-            if !tooLarge {
-                let request = WebRequest(method: head.method.rawValue, target: head.uri,
-                                         headers: head.headers.map { ($0.name, $0.value) }, body: body)
+            let response: WebResponse
+            switch finished {
+            case .success(let request):
                 let scope = CancellationScope()
                 // A live page's stream follows the store until the page goes: here it goes at once.
-                if head.uri.hasPrefix("/-/events") { scope.cancel() }
+                if request.path.hasPrefix("/-/events") { scope.cancel() }
                 response = site.respond(request, scope: scope)
+            case .failure(let refusal):
+                response = refusal.response
             }
             var headers = HTTPHeaders()
             for (name, value) in response.headers { headers.add(name: name, value: value) }

@@ -8,11 +8,7 @@ import ManagedStore
 @_cdecl("LLVMFuzzerTestOneInput")
 public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     guard let predicate = try? PredicateParser.parse(String(decoding: FuzzDriver.bytes(data, size), as: UTF8.self)) else { return 0 }
-    let format = NSPredicateWriter.format(predicate)
-    guard let again = try? PredicateParser.parse(format) else {
-        preconditionFailure("a predicate written back does not parse: \(format)")
-    }
-    precondition(NSPredicateWriter.format(again) == format, "a predicate written back does not write the same again: \(format)")
+    PredicateRoundTrip.check(predicate)
     return 0
 }
 

@@ -12,11 +12,7 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let text = String(decoding: FuzzDriver.bytes(data, size), as: UTF8.self)
     guard SwiftPredicateReader.isSwift(text) || text.hasPrefix("{"),
           let predicate = try? SwiftPredicateReader.parse(text, entity: "Person", model: model) else { return 0 }
-    let format = NSPredicateWriter.format(predicate)
-    guard let again = try? PredicateParser.parse(format) else {
-        preconditionFailure("the NSPredicate twin of a Swift predicate does not parse: \(format)")
-    }
-    precondition(NSPredicateWriter.format(again) == format, "the NSPredicate twin does not write back the same: \(format)")
+    PredicateRoundTrip.check(predicate)
     return 0
 }
 

@@ -110,6 +110,31 @@ public enum ModelArchiver {
                 let tuples = entity.uniquenessConstraints.map { tuple in PropertyListValue.uid(add(array(tuple.map { string($0) }))) }
                 renaming.append(("NSUniqueTuples", .uid(add(array(tuples)))))
             }
+            if !entity.fetchIndexes.isEmpty {
+                // As Core Data archives them (CoreDataPlus's SampleModel_V2, Photos, Screen
+                // Time): an array of descriptions, each with its elements, each element naming
+                // its description back.
+                var descriptions: [PropertyListValue] = []
+                for index in entity.fetchIndexes {
+                    let slot = add(.null)
+                    let elements = index.elements.map { element in
+                        PropertyListValue.uid(add(object("NSFetchIndexElementDescription", [
+                            ("NSPropertyName", string(element.propertyName)),
+                            ("NSFetchIndexElementType", .integer(element.isRTree ? 1 : 0)),
+                            ("NSFetchIndexDescription", .uid(slot)),
+                            ("NSAscending", .bool(element.isAscending)),
+                        ])))
+                    }
+                    objects[slot] = object("NSFetchIndexDescription", [
+                        ("NSIndexName", string(index.name)),
+                        ("NSPartialIndexPredicate", .uid(0)),
+                        ("NSIndexElements", .uid(add(object("NSMutableArray", [("NS.objects", .array(elements))])))),
+                        ("NSEntity", .uid(entitySlots[entity.name]!)),
+                    ])
+                    descriptions.append(.uid(slot))
+                }
+                renaming.append(("NSFetchIndexDescriptions", .uid(add(object("NSMutableArray", [("NS.objects", .array(descriptions))])))))
+            }
             objects[entitySlots[entity.name]!] = object("NSEntityDescription", renaming + [
                 ("NSEntityName", string(entity.name)),
                 // nil when the model names no class, as Core Data archives it ($null in the
