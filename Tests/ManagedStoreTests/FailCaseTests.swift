@@ -15,7 +15,15 @@ final class FailCaseTests: XCTestCase {
         "KeyedArchive": { _ = try KeyedUnarchiver.decode($0) },
         // Read, written back, read again: FuzzBinaryPlist's round trip.
         "BinaryPropertyList": { _ = try BinaryPropertyList.decode(BinaryPropertyListWriter.encode(try BinaryPropertyList.decode($0))) },
-        "NSPredicate": { _ = try PredicateParser.parse(String(decoding: $0, as: UTF8.self)) },
+        // FuzzNSPredicate's round trip: what parses, written back, parses and writes the same.
+        "NSPredicate": { bytes in
+            let format = NSPredicateWriter.format(try PredicateParser.parse(String(decoding: bytes, as: UTF8.self)))
+            do {
+                XCTAssertEqual(NSPredicateWriter.format(try PredicateParser.parse(format)), format, "a predicate written back reads as another")
+            } catch {
+                XCTFail("a predicate written back does not parse: \(error)")
+            }
+        },
         // FuzzModelXML's round trips: the model read, written as XML and as Core Data's
         // model cache, each read back as the same model.
         "ModelXML": { bytes in

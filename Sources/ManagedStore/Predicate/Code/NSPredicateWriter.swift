@@ -19,7 +19,11 @@ public struct NSPredicateWriter {
     public mutating func write(_ predicate: Predicate) -> String {
         switch predicate {
         case .constant(let b): return b ? "TRUEPREDICATE" : "FALSEPREDICATE"
-        case .not(let p): return "NOT " + grouped(p)
+        // `NOT NOT a` reads as it is meant: parentheses around each inner NOT would double
+        // the nesting, and 142 NOTs written back would pass the parser's depth limit.
+        case .not(let p):
+            if case .not = p { return "NOT " + write(p) }
+            return "NOT " + grouped(p)
         case .and(let items): return items.map { grouped($0) }.joined(separator: " AND ")
         case .or(let items): return items.map { grouped($0) }.joined(separator: " OR ")
         case .comparison(let c):
