@@ -19,7 +19,8 @@ final class FailCaseTests: XCTestCase {
         "NSPredicate": { bytes in
             let format = NSPredicateWriter.format(try PredicateParser.parse(String(decoding: bytes, as: UTF8.self)))
             do {
-                XCTAssertEqual(NSPredicateWriter.format(try PredicateParser.parse(format)), format, "a predicate written back reads as another")
+                let again = try PredicateParser.parse(format)
+                XCTAssertEqual(NSPredicateWriter.format(again), format, "a predicate written back reads as another")
             } catch {
                 XCTFail("a predicate written back does not parse: \(error)")
             }
