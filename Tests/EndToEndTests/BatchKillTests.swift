@@ -28,6 +28,10 @@ final class BatchKillTests: XCTestCase {
         _ = process.waitForEnding()
     }
 
+    override func setUpWithError() throws {
+        try LongSuite.require("Killing 200,000-row transactions at timed moments")
+    }
+
     override class func tearDown() {
         if let generated { try? FileManager.default.removeItem(at: generated.deletingLastPathComponent()) }
         super.tearDown()

@@ -191,6 +191,7 @@ final class BrowserTests: XCTestCase {
     /// Every genuine store: the first grid page of every entity and its first object answer
     /// 200 and render in Chromium without a script error; the model page shows a diagram.
     func testEveryFixtureRendersInChromium() throws {
+        try LongSuite.require("Every entity of every fixture store in Chromium")
         let browser = try WebDriver()
         defer { browser.quit() }
         let stores = try Fixtures.everyStore

@@ -4,15 +4,15 @@ import XCTest
 /// The README is what a newcomer tries first, so every command in it runs here as they would
 /// type it: in a folder holding a copy of `Examples/`, with the built `cdinspect` on PATH, each
 /// line of each `sh` block in order (a later line may use a file an earlier one made). The
-/// install lines are run by `.ci/run` (`make install`, `make dist`; the formula is parsed with
-/// `ruby -c`), and `swift test --parallel` is this suite; the test names them so that a new line cannot
+/// install lines are run by `.ci/release` (`make install`, `make dist`; the formula is parsed
+/// with `ruby -c`), and `swift test --parallel` is this suite; the test names them so that a new line cannot
 /// slip through unrun.
 final class ReadmeTests: XCTestCase {
     static let runElsewhere: [String: String] = [
         "swift test --parallel": "the suite itself",
-        "brew tap OWNER/cdinspect https://github.com/OWNER/cdinspect && brew install cdinspect": ".ci/run: ruby -c Formula/cdinspect.rb",
-        "make install": ".ci/run",
-        "make dist": ".ci/run",
+        "brew tap OWNER/cdinspect https://github.com/OWNER/cdinspect && brew install cdinspect": ".ci/release: ruby -c Formula/cdinspect.rb",
+        "make install": ".ci/release",
+        "make dist": ".ci/release",
     ]
 
     var readme: String!

@@ -22,8 +22,8 @@ enum CLI {
         #endif
     }
 
-    /// The `cdinspect` under test: this build's, or `CDINSPECT_BINARY` (CI runs the REPL tests
-    /// again on a build with another line editor).
+    /// The `cdinspect` under test: this build's, or `CDINSPECT_BINARY` (`.ci/release` runs the
+    /// suite again on the release build, whose REPL edits lines with libedit).
     static var binary: URL {
         if let override = ProcessInfo.processInfo.environment["CDINSPECT_BINARY"], !override.isEmpty {
             return URL(fileURLWithPath: override)
