@@ -338,6 +338,26 @@ final class ModelGraphTests: XCTestCase {
         }
     }
 
+    /// A long-running server draws the model on each visit of its model page: each drawing's
+    /// `dot` process and pipes are let go when it is done, not a minute later, so visits do not
+    /// pile up open descriptors (twenty visits held 48 more before).
+    func testDrawingsLeaveNoDescriptorsOpen() throws {
+        _ = try RequiredTools.dot
+        let descriptors = URL(fileURLWithPath: "/proc/self/fd")
+        guard FileManager.default.fileExists(atPath: descriptors.path) else { throw XCTSkip("needs /proc to count a process's descriptors") }
+        let folder = try Fixtures.temporaryDirectory(self)
+        let server = try BrowseServer(try Fixtures.exampleStore(in: folder).path)
+        defer { server.stop() }
+        let request = Array("GET /model HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nCookie: cdinspect-browse-\(server.port)=\(server.token)\r\nConnection: close\r\n\r\n".utf8)
+        func open() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.process.pid)/fd").count }
+        let first = server.raw(request, timeout: 60)
+        XCTAssertEqual(first.status, 200)
+        XCTAssertTrue(first.response.contains("<svg"), "the model page draws the diagram")
+        let before = try open()
+        for visit in 1...20 { XCTAssertEqual(server.raw(request, timeout: 60).status, 200, "visit \(visit)") }
+        XCTAssertLessThanOrEqual(try open(), before + 2, "descriptors open after twenty more drawings")
+    }
+
     /// `--format svg` through dot; --entity draws only those; the wrong names are errors.
     func testSVGAndChosenEntities() throws {
         _ = try RequiredTools.dot

@@ -43,9 +43,15 @@ public enum Graphviz {
         process.standardOutput = output
         process.standardError = errors
         do { try process.run() } catch { throw Failure.failed(error.localizedDescription) }
-        let timer = DispatchWorkItem { process.terminate() }
+        // A cancelled work item stays queued until its deadline: had it held the process, each
+        // drawing would keep its process and pipes' descriptors for a minute after it ended.
+        let deadline = Deadline(process)
+        let timer = DispatchWorkItem { deadline.stop() }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: timer)
-        defer { timer.cancel() }
+        defer {
+            timer.cancel()
+            deadline.letGo()
+        }
         // Written on its own thread: dot may fill its output before it has read all its input.
         let writer = Thread {
             input.fileHandleForWriting.write(Data(source.utf8))
@@ -56,8 +62,8 @@ public enum Graphviz {
         let complaint = String(decoding: read(errors.fileHandleForReading).prefix(2000), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let why = complaint.split(separator: "\n").first.map(String.init) ?? "it stopped (status \(process.terminationStatus))"
-            throw Failure.failed(timer.isCancelled ? why : why)
+            if deadline.stopped { throw Failure.failed("it took longer than \(Int(timeLimit)) seconds") }
+            throw Failure.failed(complaint.split(separator: "\n").first.map(String.init) ?? "it stopped (status \(process.terminationStatus))")
         }
         guard svg.count <= outputLimit else { throw Failure.failed("the drawing is larger than \(outputLimit >> 20) MiB") }
         let text = String(decoding: svg, as: UTF8.self)
@@ -66,6 +72,27 @@ public enum Graphviz {
             throw Failure.failed("its SVG holds a script or foreign content, which is not shown")
         }
         return text
+    }
+
+    /// The process the time limit stops, held only until the drawing is done.
+    private final class Deadline: @unchecked Sendable {
+        private let lock = NSLock()
+        private var process: Process?
+        private var didStop = false
+
+        init(_ process: Process) { self.process = process }
+
+        /// Stops the process, if it is still held: the time limit passed.
+        func stop() {
+            lock.withLock {
+                guard let process else { return }
+                didStop = true
+                process.terminate()
+            }
+        }
+
+        func letGo() { lock.withLock { process = nil } }
+        var stopped: Bool { lock.withLock { didStop } }
     }
 
     /// What a pipe gives until it ends, or a byte past the output limit.
