@@ -18,5 +18,17 @@ build=.build-$sanitizer
 swift build --build-tests --sanitize="$sanitizer" --build-path "$build"
 filter=()
 [ -n "${2:-}" ] && filter=(--filter "$2")
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1} \
-    swift test --skip-build --sanitize="$sanitizer" --build-path "$build" --parallel ${filter[@]+"${filter[@]}"}
+# Every process's report goes to a file of its own (report.PID), so that one from a child a test
+# ran is seen even where the test expected it to fail.
+reports="$PWD/$build/sanitizer-reports"
+rm -rf "$reports"
+mkdir -p "$reports"
+status=0
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}:log_path=$reports/report TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1}:log_path=$reports/report \
+    swift test --skip-build --sanitize="$sanitizer" --build-path "$build" --parallel ${filter[@]+"${filter[@]}"} || status=$?
+if [ -n "$(ls -A "$reports")" ]; then
+    echo "error: $sanitizer sanitizer reports in $reports:" >&2
+    ls "$reports" >&2
+    status=1
+fi
+exit "$status"

@@ -32,7 +32,7 @@ public final class Coordinator {
     public func close() {
         for generation in liveGenerations { generation.release() }
         store.close()
-        try? writer?.close()
+        if let writer { try? StoreConnection.close(writer) }
     }
 
     /// Reads at the newest committed state of the store.

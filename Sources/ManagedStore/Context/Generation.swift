@@ -87,7 +87,7 @@ public final class Generation {
         try? queue.inDatabase { db in
             if db.isInsideTransaction { try db.rollback() }
         }
-        try? queue.close()
+        try? StoreConnection.close(queue)
     }
 }
 

@@ -146,7 +146,7 @@ public struct StoreDiff {
         // An entity left out is no evidence of sameness: the stores are not called equal.
         var differs = !modelChanges.isEmpty || !notCompared.isEmpty
         let connection = try Self.connect(a, b)
-        defer { try? connection.close() }
+        defer { try? StoreConnection.close(connection) }
         do {
             try connection.read { db in
                 for plan in plans {

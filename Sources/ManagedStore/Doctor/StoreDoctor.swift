@@ -37,7 +37,7 @@ public struct StoreDoctor {
     /// own snapshot; under a writer committing meanwhile they may see different moments.
     public func examine(progress: @escaping @Sendable (String) -> Void = { _ in }) throws -> Report {
         let second = try StoreConnection.open(store.file, readonly: true)
-        defer { try? second.close() }
+        defer { try? StoreConnection.close(second) }
         let keys = Background { [store, fullIntegrityCheck] in
             try store.read { db -> (StoreSpace.Pages, [DoctorFinding]) in
                 let pages = try StoreSpace.Pages(db, progress: progress)

@@ -57,9 +57,9 @@ public enum StoreRestore {
 
     private static func copyRows(from snapshotPath: String, into store: PersistentStore) throws {
         let source = try StoreConnection.open(try StoreFile(path: snapshotPath), readonly: true)
-        defer { try? source.close() }
+        defer { try? StoreConnection.close(source) }
         let target = try StoreConnection.open(store.file, readonly: false)
-        defer { try? target.close() }
+        defer { try? StoreConnection.close(target) }
         do {
             try source.read { snapshot in
                 try target.writeWithoutTransaction { db in

@@ -59,7 +59,7 @@ public final class PersistentStore {
     /// process about to exit. Nothing can be read from the store afterwards. A connection
     /// that still has a statement open stays open, and exiting closes it.
     public func close() {
-        try? reader.close()
+        try? StoreConnection.close(reader)
     }
 
     public init(path: String, options: Options = Options()) throws {

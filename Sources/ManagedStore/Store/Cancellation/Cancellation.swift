@@ -48,17 +48,24 @@ public enum Cancellation {
         }
     }
 
+    /// A connection about to close: from now on no request reaches it. A request interrupts
+    /// while it holds the lock this takes, so none is still interrupting the connection as it
+    /// closes (GRDB's interrupt reads the handle its close clears; ThreadSanitizer saw the two
+    /// race when Ctrl-C came as a command ended).
+    static func unregister(_ queue: DatabaseQueue) {
+        lock.withLock { connections.removeAll { $0.queue == nil || $0.queue === queue } }
+    }
+
     /// Stops the running command; false, and nothing done, when no command runs.
+    /// (`sqlite3_interrupt` only sets a flag: it is called with the lock held.)
     @discardableResult
     public static func request() -> Bool {
-        let queues: [DatabaseQueue]? = lock.withLock {
-            guard depth > 0 else { return nil }
+        lock.withLock {
+            guard depth > 0 else { return false }
             requested = true
-            return connections.compactMap(\.queue)
+            for connection in connections { connection.queue?.interrupt() }
+            return true
         }
-        guard let queues else { return false }
-        for queue in queues { queue.interrupt() }
-        return true
     }
 
     public static var isRequested: Bool {

@@ -56,6 +56,12 @@ public enum StoreConnection {
         }
     }
 
+    /// Closes a connection `open` made, once no Ctrl-C can reach it (`Cancellation.unregister`).
+    public static func close(_ queue: DatabaseQueue) throws {
+        Cancellation.unregister(queue)
+        try queue.close()
+    }
+
     /// Maps SQLite's result codes to the errors a user can act on.
     public static func translate(_ error: Error, file: StoreFile) -> Error {
         guard let dbError = error as? DatabaseError else { return error }
