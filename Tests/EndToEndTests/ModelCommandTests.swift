@@ -355,8 +355,23 @@ final class ModelGraphTests: XCTestCase {
         XCTAssertTrue(first.response.contains("<svg"), "the model page draws the diagram")
         let before = try open()
         for visit in 1...20 { XCTAssertEqual(server.raw(request, timeout: 60).status, 200, "visit \(visit)") }
-        XCTAssertLessThanOrEqual(try open(), before + 2, "descriptors open after twenty more drawings")
+        // What may stay open besides: up to three more of the store pool's connections (each
+        // the store, its -wal and its -shm), opened when a visit came before the last one's
+        // store went back, and a connection or two still closing on a loaded machine, which
+        // the count is given a moment to settle from. (The build before kept each drawing's
+        // descriptors for the full minute of its time limit: 48 more after twenty visits.)
+        let allowed = before + 3 * (StorePoolLimit.connections - 1) + 2
+        var after = try open()
+        for _ in 0..<50 where after > allowed {
+            Thread.sleep(forTimeInterval: 0.2)
+            after = try open()
+        }
+        XCTAssertLessThanOrEqual(after, allowed, "descriptors open after twenty more drawings")
     }
+
+    /// The web view's store pool's size (`StorePool.limit` in Inspector, which this target
+    /// does not import).
+    private enum StorePoolLimit { static let connections = 4 }
 
     /// `--format svg` through dot; --entity draws only those; the wrong names are errors.
     func testSVGAndChosenEntities() throws {
