@@ -14,14 +14,15 @@ final class CrashSafetyTests: XCTestCase {
     static let sample = 14
     static let photo = 204_800
 
-    /// 200 KB of a pattern that differs with `seed`, in base64.
-    static func photo(seed: Int) -> String {
-        Data((0..<photo).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ seed &* 7 &+ $0 >> 9) }).base64EncodedString()
+    /// `bytes` (200 KB unless told) of a pattern that differs with `seed`, in base64.
+    static func photo(seed: Int, bytes: Int = photo) -> String {
+        Data((0..<bytes).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ seed &* 7 &+ $0 >> 9) }).base64EncodedString()
     }
 
-    static func person(_ name: String, _ id: Int, age: Int, photo seed: Int?) -> String {
+    static func person(_ name: String, _ id: Int, age: Int, photo seed: Int?, photoBytes: Int = photo) -> String {
         let uuid = String(format: "3F2504E0-4F89-41D3-9A0C-%012d", id)
-        return "{\"name\": \"\(name)\", \"id\": \"\(uuid)\", \"age\": \(age)" + (seed.map { ", \"photo\": \"\(photo(seed: $0))\"" } ?? "") + "}"
+        return "{\"name\": \"\(name)\", \"id\": \"\(uuid)\", \"age\": \(age)"
+            + (seed.map { ", \"photo\": \"\(photo(seed: $0, bytes: photoBytes))\"" } ?? "") + "}"
     }
 
     /// The folder every kill point starts from: the example store with 30 people, three of

@@ -24,7 +24,7 @@ final class MCPHostileTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["count", store, "Person"]).stdout, "50\n")
         let before = try SQLCommandTests.listing(folder.path)
 
-        let server = try MCPPipe([store, "--timeout", "1"])
+        let server = try MCPPipe([store, "--timeout", SanitizedBuild.limit(1)])
         try server.handshake()
         var batch = Data()
         var statements: [Int: String] = [:]

@@ -5,15 +5,22 @@ import XCTest
 /// of error and leaves the store exactly as it was: its rows, and the files beside it.
 /// A full disk is a file-size limit (`ulimit -f`): a write past it fails with EFBIG, as a
 /// full disk fails with ENOSPC, and cdinspect ignores the SIGXFSZ that would otherwise kill it.
+/// The limit is 600 KB and the photos 1 MiB: ThreadSanitizer's runtime writes a 512 KB file as
+/// a process starts (its read-only shadow, `$TMPDIR/tsan.rodata.PID`) and dies of SIGBUS on
+/// the mapping of a file that could not grow so far, so a lower limit would stop a
+/// thread-sanitized cdinspect before it ran (`Tests/sanitize.sh thread`).
 final class WriteFailureTests: XCTestCase {
+    static let photo = 1 << 20
+    static let limit = 600
+
     var folder: URL!
     var store: String { folder.appendingPathComponent("People.sqlite").path }
     var external: URL { folder.appendingPathComponent(".People_SUPPORT/_EXTERNAL_DATA") }
 
     override func setUpWithError() throws {
         folder = try Fixtures.temporaryDirectory(self)
-        _ = try Fixtures.exampleStore(in: folder, people: 30, photos: [CrashSafetyTests.photo])
-        let people = (0..<3).map { CrashSafetyTests.person("imported\($0)", 300 + $0, age: 20 + $0, photo: 40 + $0) }
+        _ = try Fixtures.exampleStore(in: folder, people: 30, photos: [Self.photo])
+        let people = (0..<3).map { CrashSafetyTests.person("imported\($0)", 300 + $0, age: 20 + $0, photo: 40 + $0, photoBytes: Self.photo) }
         try "[\(people.joined(separator: ", "))]".write(to: folder.appendingPathComponent("people.json"), atomically: true, encoding: .utf8)
     }
 
@@ -51,7 +58,7 @@ final class WriteFailureTests: XCTestCase {
     func testAnImportOnAFullDiskSaysSoAndChangesNothing() throws {
         let before = try StoreState.read(store), files = self.files
         let result = try CLI.run(["import", store, folder.appendingPathComponent("people.json").path, "--entity", "Person"],
-                                 prefix: limited(150))
+                                 prefix: limited(Self.limit))
         assertOneLineError(result, mentioning: "File too large")
         XCTAssertTrue(try StoreState.read(store).holdsTheSame(as: before))
         XCTAssertEqual(self.files, files, "no file left behind")
@@ -85,7 +92,7 @@ final class WriteFailureTests: XCTestCase {
         try changedSinceSnapshot(library: library)
         let before = try StoreState.read(store), files = self.files
         let result = try CLI.run(["restore", store, folder.appendingPathComponent("kept").path],
-                                 environment: ["XDG_DATA_HOME": library.path], prefix: limited(150))
+                                 environment: ["XDG_DATA_HOME": library.path], prefix: limited(Self.limit))
         assertOneLineError(result, mentioning: "File too large")
         XCTAssertTrue(try StoreState.read(store).holdsTheSame(as: before))
         XCTAssertEqual(self.files, files)
