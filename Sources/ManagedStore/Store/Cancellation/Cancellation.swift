@@ -56,6 +56,15 @@ public enum Cancellation {
         lock.withLock { connections.removeAll { $0.queue == nil || $0.queue === queue } }
     }
 
+    /// Interrupts those of `queues` not yet closed, holding the lock `unregister` takes: a
+    /// scope's request (a tool call's time limit, a client's cancellation) reaches no
+    /// connection as it closes, as the process's request does not.
+    static func interrupt(_ queues: [DatabaseQueue]) {
+        lock.withLock {
+            for queue in queues where connections.contains(where: { $0.queue === queue }) { queue.interrupt() }
+        }
+    }
+
     /// Stops the running command; false, and nothing done, when no command runs.
     /// (`sqlite3_interrupt` only sets a flag: it is called with the lock held.)
     @discardableResult

@@ -30,7 +30,7 @@ public final class CancellationScope: @unchecked Sendable {
             if stoppedBy == nil { stoppedBy = reason }
             return queues.compactMap(\.queue)
         }
-        for queue in interrupt { queue.interrupt() }
+        Cancellation.interrupt(interrupt)
     }
 
     /// A connection the work reads through, opened before the scope (a store kept open
@@ -41,7 +41,7 @@ public final class CancellationScope: @unchecked Sendable {
             queues.append(.init(queue: queue))
             return stoppedBy != nil
         }
-        if interruptNow { queue.interrupt() }
+        if interruptNow { Cancellation.interrupt([queue]) }
     }
 
     /// Runs `body` with this scope as the calling thread's.
