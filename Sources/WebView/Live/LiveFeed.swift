@@ -20,6 +20,9 @@ public final class LiveFeed: @unchecked Sendable {
     private var listeners: [Int: Listener] = [:]
     private var nextID = 0
     private var follower: CancellationScope?
+    /// Follower threads not yet ended: a cancelled follower closes its store on its own
+    /// thread, after the last page has gone.
+    private var runningFollowers = 0
     /// The follower has read the store as it is: what commits from now on is reported.
     private var ready = false
     private var stopped = false
@@ -39,12 +42,28 @@ public final class LiveFeed: @unchecked Sendable {
     /// Listeners now (for the tests and the limit).
     public var listenerCount: Int { condition.withLock { listeners.count } }
 
+    /// Stops following, and waits (up to `followerEndLimit`) for the follower to close its
+    /// store: a web view that stopped leaves no connection to the store behind it.
     func stop() {
         condition.withLock {
             stopped = true
             follower?.cancel()
             follower = nil
             condition.broadcast()
+        }
+        settle()
+    }
+
+    static let followerEndLimit: TimeInterval = 5
+
+    /// Waits until no follower thread runs (every page has gone and each cancelled follower
+    /// has closed its store), or `followerEndLimit` passes; whether none runs.
+    @discardableResult
+    public func settle() -> Bool {
+        condition.withLock {
+            let deadline = Date(timeIntervalSinceNow: Self.followerEndLimit)
+            while runningFollowers > 0, condition.wait(until: deadline) {}
+            return runningFollowers == 0
         }
     }
 
@@ -133,7 +152,14 @@ public final class LiveFeed: @unchecked Sendable {
         let scope = CancellationScope()
         follower = scope
         let path = self.path, options = self.options
+        runningFollowers += 1
         let thread = Thread { [self] in
+            defer {
+                condition.withLock {
+                    runningFollowers -= 1
+                    condition.broadcast()
+                }
+            }
             scope.run {
                 var pending: [UInt8] = []
                 let sink = OutputSink(forwarding: { bytes in
