@@ -348,7 +348,11 @@ final class ModelGraphTests: XCTestCase {
         let folder = try Fixtures.temporaryDirectory(self)
         let server = try BrowseServer(try Fixtures.exampleStore(in: folder).path)
         defer { server.stop() }
-        let request = Array("GET /model HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nCookie: cdinspect-browse-\(server.port)=\(server.token)\r\nConnection: close\r\n\r\n".utf8)
+        // The request FuzzHTTPRequest found it with (FuzzTesting/FailCases/HTTPRequest), its
+        // fixed port and token made this server's.
+        let found = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("FuzzTesting/FailCases/HTTPRequest/model-page-drawing.http"), encoding: .utf8)
+        let request = Array(found.replacingOccurrences(of: "4242", with: "\(server.port)")
+            .replacingOccurrences(of: String(repeating: "ab", count: 32), with: server.token).utf8)
         func open() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.process.pid)/fd").count }
         let first = server.raw(request, timeout: 60)
         XCTAssertEqual(first.status, 200)

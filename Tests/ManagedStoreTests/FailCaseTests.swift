@@ -37,8 +37,16 @@ final class FailCaseTests: XCTestCase {
         },
     ]
 
+    /// Fail cases whose reader is beyond this target, by folder, and the test that replays them.
+    static let replayedElsewhere: [String: String] = [
+        // A request to browse's port: the model page's drawing kept Graphviz's process and its
+        // pipes open for a minute, found by FuzzHTTPRequest's leak-checked replay.
+        "HTTPRequest": "EndToEndTests.ModelCommandTests/testDrawingsLeaveNoDescriptorsOpen",
+    ]
+
     func testEveryFailCaseIsAnAnswerOrATypedError() throws {
-        let formats = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { !$0.hasPrefix(".") }.sorted()
+        let formats = try FileManager.default.contentsOfDirectory(atPath: root.path)
+            .filter { !$0.hasPrefix(".") && Self.replayedElsewhere[$0] == nil }.sorted()
         XCTAssertFalse(formats.isEmpty, "no fail cases in \(root.path)")
         var replayed = 0
         for format in formats {
