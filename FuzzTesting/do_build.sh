@@ -33,14 +33,8 @@ run() {
     local dictionary=()
     [ -f "Dictionaries/$target.dict" ] && dictionary=(-dict="Dictionaries/$target.dict")
     mkdir -p "Corpus/$target"
-    # Not FuzzHTTPRequest: the live feed's thread outlives the request that started it, holding
-    # a store LeakSanitizer cannot see into, and lsan.supp can exempt it only when every malloc
-    # unwinds fully (the stacks pass through GRDB's dispatch queue, where the fast unwinder
-    # stops), about a hundred times slower. Its memory is watched by the RSS limit.
-    local leaks=1
-    [ "$target" = FuzzHTTPRequest ] && leaks=0
     local status=0
-    ASAN_OPTIONS=detect_leaks=$leaks LSAN_OPTIONS=suppressions="$PWD/lsan.supp" SWIFT_BACKTRACE=enable=no "$bin/$target" "Corpus/$target" ${dictionary[@]+"${dictionary[@]}"} "${limit[@]}" -rss_limit_mb=2048 -timeout=10 -detect_leaks=$leaks \
+    ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions="$PWD/lsan.supp" SWIFT_BACKTRACE=enable=no "$bin/$target" "Corpus/$target" ${dictionary[@]+"${dictionary[@]}"} "${limit[@]}" -rss_limit_mb=2048 -timeout=10 -detect_leaks=1 \
         -max_len=$max_len -artifact_prefix="findings/$target-" -print_final_stats=1 > "logs/$target.log" 2>&1 || status=$?
     echo "== $target, $label: exit $status; $(grep -E '^#[0-9]+' "logs/$target.log" | tail -1)"
     grep -E "stat::number_of_executed_units|ERROR|SUMMARY" "logs/$target.log" || true
