@@ -1,4 +1,6 @@
 import Foundation
+import Inspector
+import TestSupport
 import XCTest
 @testable import ManagedStore
 
@@ -35,6 +37,19 @@ final class FailCaseTests: XCTestCase {
             let cached = try ModelCacheReader.model(fromCompressed: RawDeflate.deflate(BinaryPropertyListWriter.encode(ModelArchiver.archive(model))))
             XCTAssertEqual(ModelXMLWriter.contents(of: cached), written, "the model archived as Core Data caches it reads back as another")
         },
+        // FuzzWholeStore's commands on a copy of the store, opened read-only: each answers or
+        // fails with its one error.
+        "WholeStore": { bytes in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("cdinspect-failcase-\(UUID().uuidString).sqlite")
+            try Data(bytes).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let harness = try SessionHarness(copying: file, format: .json, readonly: true)
+            var lines = ["info", "entities"]
+            for entity in harness.session.store.mapping.entities.prefix(6) where !entity.name.contains("'") && !entity.name.contains("\\") {
+                lines.append("fetch '\(entity.name)' --limit 1")
+            }
+            for line in lines + ["doctor"] { _ = try? harness.run(line) }
+        },
     ]
 
     /// Fail cases whose reader is beyond this target, by folder, and the test that replays them.
@@ -60,6 +75,21 @@ final class FailCaseTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(replayed, 0)
+    }
+
+    /// A store whose model cache is gone, with 600 more columns in ZPERSON: its model is read
+    /// from the schema, and the first fetch of that entity of 609 attributes (FuzzWholeStore
+    /// found it on a Notes store with a broken cache) gives every column. Each attribute the
+    /// fetch selects was found by scanning them all, and the inherited properties were rebuilt
+    /// with a scan per property: quadratic, and that is what a timeout found. No test here
+    /// times it (docs/fuzzing.md); this one holds the answer.
+    func testAWideEntityReadFromTheSchemaIsFetchedWhole() throws {
+        let harness = try SessionHarness(copying: root.appendingPathComponent("WholeStore/wide-entity-without-its-model.sqlite"), format: .json, readonly: true)
+        let person = try XCTUnwrap(harness.session.store.mapping.entity(named: "Person"))
+        XCTAssertEqual(person.attributes.count, 609, "the schema's columns, read as attributes")
+        let fetched = try harness.run("fetch Person --limit 1 --sort name")
+        XCTAssertTrue(fetched.contains("\"name\": \"dave0\""), fetched)
+        for i in [0, 299, 599] { XCTAssertTrue(fetched.contains("\"extra\(i)\": null"), "extra\(i) in \(fetched.prefix(300))") }
     }
 
     /// The keyed archive of shared references is refused as too large, not expanded.
