@@ -78,12 +78,26 @@ final class CommandLineTests: XCTestCase {
         for (arguments, message) in [
             (["--port", "99999"], "--port takes a port number from 0 (a free one) to 65535"),
             (["--write", "--immutable"], "--write and --immutable: an immutable store cannot be written"),
+            (["--write", "--readonly"], "--write and --readonly: a read-only web view offers no edits"),
         ] {
             let r = try CLI.run(["browse", store.path] + arguments)
             XCTAssertEqual(r.status, 64, "\(arguments)")
             XCTAssertEqual(r.stderr.split(separator: "\n").first.map(String.init), "cdinspect: error: \(message)", "\(arguments)")
             XCTAssertEqual(r.stdout, "")
         }
+    }
+
+    /// `--readonly`, as every command takes it: the web view serves its pages and offers no edit.
+    func testBrowseTakesReadonlyAsEveryCommandDoes() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let copy = try Fixtures.exampleStore(in: folder).path
+        let server = try BrowseServer(copy, ["--readonly"])
+        defer { server.stop() }
+        let cookie = "Host: 127.0.0.1:\(server.port)\r\nCookie: cdinspect-browse-\(server.port)=\(server.token)\r\nConnection: close\r\n"
+        let page = server.raw(Array("GET /Person HTTP/1.1\r\n\(cookie)\r\n".utf8))
+        XCTAssertEqual(page.status, 200, page.response)
+        XCTAssertTrue(page.response.contains("dave0"), String(page.response.prefix(300)))
+        XCTAssertFalse(page.response.contains("/-/save"), "a read-only web view offers no Save")
     }
 
     /// Commands that write: each form on its own copy of the store, same output, same store.

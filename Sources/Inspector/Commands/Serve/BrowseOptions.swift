@@ -32,6 +32,10 @@ public struct BrowseOptions: ParsableArguments {
 /// How the web view opens the store, for the command lines that open it (a session's
 /// `browse` serves the session's store as the session opened it).
 public struct BrowseStoreOptions: ParsableArguments {
+    /// As every command takes it: the web view is read-only unless `--write` is given, and
+    /// says so; with `--readonly` a script can say it too.
+    @Flag(name: .long, help: "Offer no edits (the web view's default without --write).")
+    public var readonly = false
     @Flag(name: .long, help: "Open the store as evidence (SQLite's immutable=1): no file is created or changed beside it.")
     public var immutable = false
     @Option(name: .long, help: "An .xcdatamodeld, .xcdatamodel or contents file to use as the model.")
@@ -48,11 +52,13 @@ public struct BrowseStoreOptions: ParsableArguments {
     /// Edits need a store that can be written: both command lines refuse `--write` with
     /// `--immutable` before anything starts.
     public func validate(writing: Bool) throws {
+        if writing && readonly { throw ValidationError("--write and --readonly: a read-only web view offers no edits") }
         if writing && immutable { throw ValidationError("--write and --immutable: an immutable store cannot be written") }
     }
 
     public var arguments: [String] {
         var arguments: [String] = []
+        if readonly { arguments.append("--readonly") }
         if immutable { arguments.append("--immutable") }
         if let model { arguments += ["--model", model] }
         if timeout != 30 { arguments += ["--timeout", String(timeout)] }
