@@ -58,7 +58,7 @@ struct MCPServerCommand: ParsableCommand {
                 }
                 await server.withMethodHandler(ListPrompts.self) { _ in .init(prompts: MCPPrompts.list) }
                 await server.withMethodHandler(GetPrompt.self) { params in try MCPPrompts.get(params.name, params.arguments) }
-                await server.withMethodHandler(ListResources.self) { _ in .init(resources: resources.list + ViewSupport.resources) }
+                await server.withMethodHandler(ListResources.self) { _ in .init(resources: resources.list + ViewSupport.shared.offeredResources) }
                 await server.withMethodHandler(ReadResource.self) { params in
                     if let view = ViewSupport.read(params.uri) { return view }
                     let entity = try resources.entity(of: params.uri)

@@ -57,7 +57,11 @@ final class ViewSupport: @unchecked Sendable {
         return Metadata(additionalFields: ["ui": .object(["resourceUri": .string(AppView.uri(view))])])
     }
 
-    /// The views as resources: listed with the schema's, read as HTML documents.
+    /// The views as resources, listed with the schema's to a client that shows views (to
+    /// another they are views it would never show).
+    var offeredResources: [Resource] { clientShowsViews ? Self.resources : [] }
+
+    /// The views as resources, read as HTML documents.
     static var resources: [Resource] {
         ToolView.allCases.map {
             Resource(name: AppView.title($0), uri: AppView.uri($0), description: AppView.summary($0), mimeType: AppView.mimeType)

@@ -2,9 +2,10 @@
 package), as an assistant's host drives it: the handshake, the tool list, typed arguments, a
 wrong argument, pages followed by cursor (the library checks each page's structured content
 against the tool's output schema), every tool's answer checked against its output schema with
-a JSON Schema validator, resources (the schema's and the MCP Apps views'), and a slow call that
-times out in the client, which then sends notifications/cancelled. Prints what it saw as one
-JSON object.
+a JSON Schema validator, resources (the schema's and the MCP Apps views', which a client sees
+when it declares the extension, as this one does, through the library's own `extensions`), and
+a slow call that times out in the client, which then sends notifications/cancelled. Prints
+what it saw as one JSON object.
 
 Usage: python official_client.py CDINSPECT STORE
 """
@@ -26,7 +27,8 @@ async def main(binary, store):
     seen = {}
     params = StdioServerParameters(command=binary, args=["mcp", store, "--timeout", "0"])
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        views_extension = {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}
+        async with ClientSession(read, write, extensions=views_extension) as session:
             initialized = await session.initialize()
             seen["server"] = initialized.server_info.name
             tools = (await session.list_tools()).tools

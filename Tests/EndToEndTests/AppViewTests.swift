@@ -54,6 +54,8 @@ final class AppViewTests: XCTestCase {
             XCTAssertEqual(csp, ["connectDomains": [], "resourceDomains": [], "frameDomains": [], "baseUriDomains": []], uri)
             XCTAssertFalse((content["text"] as? String ?? "").contains("http"), "\(uri) names no address")
         }
+        let listed = try XCTUnwrap(try result(mcp, 39, "resources/list")["resources"] as? [[String: Any]]).compactMap { $0["uri"] as? String }
+        XCTAssertEqual(Set(listed.filter { $0.hasPrefix("ui://") }), Set(views.values), "\(listed)")
         let fetched = try result(mcp, 40, "tools/call", ["name": "fetch", "arguments": ["entity": "Car", "limit": 3]])
         let drawn = ((fetched["_meta"] as? [String: Any])?["io.github.cdinspect/view"] as? [String: Any])?["html"] as? String
         XCTAssertTrue(drawn?.contains("<table class=\"grid\">") == true, "\(fetched)")
@@ -64,6 +66,9 @@ final class AppViewTests: XCTestCase {
         XCTAssertNil((plainInitialized["capabilities"] as? [String: Any])?["extensions"])
         let plainTools = try XCTUnwrap(try result(plain, 1, "tools/list")["tools"] as? [[String: Any]])
         XCTAssertTrue(plainTools.allSatisfy { ($0["_meta"] as? [String: Any])?["ui"] == nil })
+        let plainListed = try XCTUnwrap(try result(plain, 3, "resources/list")["resources"] as? [[String: Any]]).compactMap { $0["uri"] as? String }
+        XCTAssertFalse(plainListed.isEmpty, "the schema's resources")
+        XCTAssertEqual(plainListed.filter { $0.hasPrefix("ui://") }, [], "a client that shows no view is offered none")
         let plainFetched = try result(plain, 2, "tools/call", ["name": "fetch", "arguments": ["entity": "Car", "limit": 3]])
         XCTAssertNil(plainFetched["_meta"])
         // What the model reads is the same either way, and is what the command line prints.
@@ -88,21 +93,29 @@ final class AppViewTests: XCTestCase {
     /// A host page: the view's document in a frame sandboxed as hosts sandbox it (scripts, an
     /// opaque origin), the extension's handshake, then the tool's input and result. The view's
     /// tool calls are kept in `window.hostCalls` and answered with an error: this host runs none.
-    func host(document: String, input: [String: Any], result: [String: Any]) throws -> URL {
-        let data = try JSONSerialization.data(withJSONObject: ["html": document, "input": input, "result": result])
+    /// `width`: the frame's width; `follow`: the frame takes the height the view reports, as a
+    /// host sizes it. `later`: results the test hands over afterwards (`window.hostSend(i)`).
+    /// Every answer the view gives the host's requests is kept in `window.hostReplies`, every
+    /// height it reports in `window.hostHeights`.
+    func host(document: String, input: [String: Any], result: [String: Any], width: Int = 1200, follow: Bool = false,
+              later: [[String: Any]] = []) throws -> URL {
+        let data = try JSONSerialization.data(withJSONObject: ["html": document, "input": input, "result": result, "later": later])
         let page = """
             <!DOCTYPE html><html><head><meta charset="utf-8"><title>test host</title></head><body>
-            <iframe id="app" sandbox="allow-scripts" width="1200" height="850"></iframe>
+            <iframe id="app" sandbox="allow-scripts" width="\(width)" height="850"></iframe>
             <script>
             var data = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob("\(data.base64EncodedString())"), function (c) { return c.charCodeAt(0); })));
-            window.hostCalls = []; window.hostSeen = []; window.hostSizes = 0;
+            window.hostCalls = []; window.hostSeen = []; window.hostSizes = 0; window.hostHeights = []; window.hostReplies = [];
             var frame = document.getElementById("app");
             function post(message) { frame.contentWindow.postMessage(message, "*"); }
+            window.hostPost = post;
+            window.hostSend = function (i) { post({ jsonrpc: "2.0", method: "ui/notifications/tool-result", params: data.later[i] }); };
             function reply(id, result) { post({ jsonrpc: "2.0", id: id, result: result }); }
             window.addEventListener("message", function (event) {
               if (event.source !== frame.contentWindow) return;
               var m = event.data;
               window.hostSeen.push(m.method || "response");
+              if (m.method === undefined) window.hostReplies.push(m);
               if (m.method === "ui/initialize") {
                 reply(m.id, { protocolVersion: "2026-01-26", hostInfo: { name: "test-host", version: "1" }, hostCapabilities: { serverTools: {} },
                               hostContext: { theme: "light", displayMode: "inline" } });
@@ -111,6 +124,8 @@ final class AppViewTests: XCTestCase {
                 post({ jsonrpc: "2.0", method: "ui/notifications/tool-result", params: data.result });
               } else if (m.method === "ui/notifications/size-changed") {
                 window.hostSizes += 1;
+                window.hostHeights.push(m.params.height);
+                if (\(follow)) frame.height = m.params.height;
               } else if (m.method === "tools/call") {
                 window.hostCalls.push(m.params);
                 reply(m.id, { content: [{ type: "text", text: "this test host runs no tool" }], isError: true });
@@ -126,13 +141,17 @@ final class AppViewTests: XCTestCase {
 
     /// Shows `tool`'s answer for `arguments` in its view in `browser`; returns with the
     /// browser looking into the view's frame, once the view has drawn it.
-    func show(_ browser: WebDriver, _ mcp: MCPPipe, _ id: Int, _ tool: String, _ arguments: [String: Any], view: String) throws {
+    /// `passedOn`: what of the result the host hands the view (all of it by default).
+    func show(_ browser: WebDriver, _ mcp: MCPPipe, _ id: Int, _ tool: String, _ arguments: [String: Any], view: String,
+              passedOn: ([String: Any]) -> [String: Any] = { $0 }, width: Int = 1200, follow: Bool = false,
+              later: [[String: Any]] = []) throws {
         let answer = try result(mcp, id, "tools/call", ["name": tool, "arguments": arguments])
         XCTAssertNotEqual(answer["isError"] as? Bool, true, "\(answer)")
         let read = try result(mcp, id + 1000, "resources/read", ["uri": "ui://cdinspect/\(view)"])
         let document = try XCTUnwrap((read["contents"] as? [[String: Any]])?.first?["text"] as? String)
         try browser.frame(nil)
-        try browser.go(try host(document: document, input: arguments, result: answer).absoluteString)
+        try browser.go(try host(document: document, input: arguments, result: passedOn(answer), width: width, follow: follow,
+                                later: later).absoluteString)
         try browser.frame("#app")
         XCTAssertTrue(try browser.wait(15) { (try browser.execute("return window.cdinspectView && window.cdinspectView.rendered") as? Int ?? 0) >= 1 },
                       "the \(view) view never drew \(tool)'s answer")
@@ -205,6 +224,93 @@ final class AppViewTests: XCTestCase {
         try keep(browser, "history")
         try browser.frame(nil)
         XCTAssertEqual(try browser.console().filter { ($0["level"] as? String) == "SEVERE" }.map { "\($0["message"] ?? "")" }, [])
+    }
+
+    /// A host that passes on only `content` and `structuredContent` (the extension lets it
+    /// drop `_meta`): each of the five views draws the answer from its structured content,
+    /// every text in it shown, an object's URI a link that asks for a fetch.
+    func testAHostThatDropsMetaStillShowsEveryViewWhole() throws {
+        let browser = try WebDriver()
+        defer { browser.quit() }
+        let store = try Fixtures.exampleStore(in: folder, history: true).path
+        for age in [41, 42] {
+            XCTAssertEqual(try CLI.run([store, "-c", "update Person/p2 age=\(age)", "-c", "save"]).status, 0)
+        }
+        let (mcp, _) = try server(store, views: true)
+        defer { _ = mcp.finish() }
+        let dropMeta: ([String: Any]) -> [String: Any] = { answer in
+            var passed = answer
+            passed["_meta"] = nil
+            return passed
+        }
+        for (id, tool, arguments, view) in [(1, "fetch", ["entity": "Car", "limit": 5] as [String: Any], "grid"),
+                                            (2, "sql", ["query": "SELECT ZNAME, ZAGE FROM ZPERSON ORDER BY Z_PK LIMIT 4"], "grid"),
+                                            (3, "model", ["view": "graph"], "model"), (4, "doctor", [:], "doctor"),
+                                            (5, "history", ["limit": 20], "history")] {
+            let answer = try result(mcp, id + 100, "tools/call", ["name": tool, "arguments": arguments])
+            let structured = try XCTUnwrap(answer["structuredContent"], tool)
+            try show(browser, mcp, id, tool, arguments, view: view, passedOn: dropMeta)
+            XCTAssertNotNil(try browser.element("[data-drawn='structured']"), "\(tool): drawn from the structured content")
+            let text = try XCTUnwrap(try browser.execute("return document.getElementById('view').textContent") as? String)
+            var missing: [String] = []
+            Self.eachText(in: structured) { if !text.contains($0) { missing.append($0) } }
+            XCTAssertEqual(missing, [], "\(tool): texts of the answer the view does not show")
+            if tool == "fetch" {
+                XCTAssertEqual(try browser.elements("table.grid tbody tr").count, 5)
+                try browser.click("a[href='/Person/p1']")
+                try browser.frame(nil)
+                XCTAssertTrue(try browser.wait(10) { (try browser.execute("return window.hostCalls.length") as? Int ?? 0) == 1 })
+                let call = try XCTUnwrap(try browser.execute("return window.hostCalls[0]") as? [String: Any])
+                XCTAssertEqual((call["arguments"] as? [String: Any])?["arguments"] as? [String], ["Person/p1"])
+            }
+            try keep(browser, "without-meta-\(view)-\(tool)")
+        }
+        try browser.frame(nil)
+        XCTAssertEqual(try browser.console().filter { ($0["level"] as? String) == "SEVERE" }.map { "\($0["message"] ?? "")" }, [])
+    }
+
+    /// Every string in a JSON value, keys aside.
+    static func eachText(in value: Any, _ body: (String) -> Void) {
+        if let text = value as? String { body(text) }
+        else if let list = value as? [Any] { list.forEach { eachText(in: $0, body) } }
+        else if let record = value as? [String: Any] { record.values.forEach { eachText(in: $0, body) } }
+    }
+
+    /// In a frame as wide as a host's (640 pixels) that takes the height the view reports: 40
+    /// people fit in under 3,000 pixels (no identifier broken a character a line), and the next
+    /// answer, of one person, reports less than half of that: the frame follows the content
+    /// down as well as up. A request the view does not handle is answered with -32601.
+    func testAViewReportsItsContentsHeightAndAnswersEveryRequest() throws {
+        let browser = try WebDriver()
+        defer { browser.quit() }
+        let store = try Fixtures.exampleStore(in: folder).path
+        let (mcp, _) = try server(store, views: true)
+        defer { _ = mcp.finish() }
+        let one = try result(mcp, 50, "tools/call", ["name": "fetch", "arguments": ["entity": "Person", "limit": 1]])
+        try show(browser, mcp, 1, "fetch", ["entity": "Person", "limit": 40], view: "grid", width: 640, follow: true, later: [one])
+        XCTAssertEqual(try browser.elements("tr[data-object]").count, 40)
+        try browser.frame(nil)
+        func lastHeight() throws -> Int { (try browser.execute("return window.hostHeights[window.hostHeights.length - 1] || 0") as? Int) ?? 0 }
+        XCTAssertTrue(try browser.wait(10) { try lastHeight() > 0 }, "the view never told its height")
+        // The frame takes the height told: the content's, so telling it again changes nothing.
+        XCTAssertTrue(try browser.wait(10) {
+            (try browser.execute("return document.getElementById('app').height") as? String) == String(try lastHeight())
+        })
+        let tall = try lastHeight()
+        XCTAssertLessThan(tall, 3000, "40 people in a 640-pixel frame")
+        XCTAssertGreaterThan(tall, 400, "40 people take some room")
+        try keep(browser, "grid-640")
+        _ = try browser.execute("window.hostSend(0)")
+        let shrunk = try browser.wait(10) { try lastHeight() < tall / 2 }
+        let now = try lastHeight()
+        XCTAssertTrue(shrunk, "after one person the view still reports \(now) of \(tall)")
+        try keep(browser, "grid-640-one")
+
+        _ = try browser.execute("window.hostPost({ jsonrpc: '2.0', id: 'probe', method: 'ui/no-such-request', params: {} })")
+        XCTAssertTrue(try browser.wait(10) { (try browser.execute("return window.hostReplies.filter(function (r) { return r.id === 'probe'; }).length") as? Int ?? 0) == 1 },
+                      "no answer to a request the view does not handle")
+        let code = try browser.execute("return window.hostReplies.filter(function (r) { return r.id === 'probe'; })[0].error.code") as? Int
+        XCTAssertEqual(code, -32601)
     }
 
     /// Values that are markup show as text in every view: an injected script would set a

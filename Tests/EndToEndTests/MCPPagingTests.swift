@@ -106,13 +106,13 @@ final class MCPPagingTests: XCTestCase {
         XCTAssertEqual(Set(declaring), Set(tools.compactMap { $0["name"] as? String }))
         XCTAssertEqual(declaring.count, 13)
 
-        // The model as resources: the whole schema, and one per entity; then the views.
+        // The model as resources: the whole schema, and one per entity (the views are offered
+        // only to a client that declared it shows them, as AppViewTests' does; this one did not).
         id += 1
         try server.request(id, "resources/list")
         let resources = try XCTUnwrap((try server.answer(id, within: 10)?["result"] as? [String: Any])?["resources"] as? [[String: Any]])
         XCTAssertEqual(resources.compactMap { $0["uri"] as? String },
-                       ["cdinspect://schema", "cdinspect://schema/Car", "cdinspect://schema/Person", "cdinspect://schema/SportsCar", "cdinspect://schema/Tag",
-                        "ui://cdinspect/grid", "ui://cdinspect/model", "ui://cdinspect/doctor", "ui://cdinspect/history"])
+                       ["cdinspect://schema", "cdinspect://schema/Car", "cdinspect://schema/Person", "cdinspect://schema/SportsCar", "cdinspect://schema/Tag"])
         id += 1
         try server.request(id, "resources/read", ["uri": "cdinspect://schema/Person"])
         let contents = try XCTUnwrap((try server.answer(id, within: 10)?["result"] as? [String: Any])?["contents"] as? [[String: Any]])

@@ -2,10 +2,13 @@
 /// nothing). The script speaks the extension's protocol with the host over `postMessage`
 /// (JSON-RPC 2.0): `ui/initialize`, then `ui/notifications/initialized`; the tool's input and
 /// result as the host sends them; the host's theme and style variables where it gives them; its
-/// size as it changes. It draws a result from the markup the server drew into the result's
-/// `_meta` (`AppView.fragment`), parsed in an inert document and cleaned of anything that could
-/// run (scripts, frames, event handlers, `javascript:` links) before it is shown, though the
-/// server's renderers already escape every store value. A link to an object, an entity or a
+/// size as it changes (the content's height, so a frame shrinks with a shorter answer). It
+/// draws a result from the markup the server drew into the result's `_meta`
+/// (`AppView.fragment`), parsed in an inert document and cleaned of anything that could run
+/// (scripts, frames, event handlers, `javascript:` links) before it is shown, though the
+/// server's renderers already escape every store value; where the host passed on no `_meta`,
+/// from the result's structured content, every value set as text. A request it does not
+/// handle gets JSON-RPC's -32601. A link to an object, an entity or a
 /// transaction, and the next page, are asked of the host as tool calls (`fetch`, `history`, the
 /// same tool with the cursor): a view reaches the store no other way.
 enum AppScript {
@@ -16,6 +19,13 @@ enum AppScript {
         body.app a { color: var(--color-text-info, var(--accent)); cursor: pointer; }
         :root[data-theme="dark"] { --fg: #e4e6ea; --muted: #9aa3ad; --line: #3a3f47; --bg: #16181c; --soft: #1f2228; --accent: #7aa7f0; --bad: #f2827a; --warn: #e0b050; --ok: #7ccf93; color-scheme: dark; }
         :root[data-theme="light"] { --fg: #1d1f23; --muted: #5f6670; --line: #d9dde3; --bg: #ffffff; --soft: #f4f6f9; --accent: #2a5db0; --bad: #b3261e; --warn: #8a5a00; --ok: #1e6b34; color-scheme: light; }
+        body.app .app-view { overflow-x: auto; }
+        body.app table.grid { width: max-content; }
+        body.app th, body.app td { overflow-wrap: break-word; }
+        body.app table.grid td { max-width: 24em; }
+        body.app table.grid th:first-child, body.app table.grid td:first-child { position: sticky; left: 0; z-index: 1;
+          background: var(--color-background-primary, var(--bg)); }
+        body.app table.grid th:first-child { background: var(--color-background-secondary, var(--soft)); }
         .pager button { font: inherit; padding: 3px 10px; border: 1px solid var(--line); border-radius: 4px; background: var(--soft); color: var(--fg); cursor: pointer; }
         """
 
@@ -64,9 +74,96 @@ enum AppScript {
               }
             }
           }
+          // A host may pass on only `content` and `structuredContent` (the extension lets it
+          // drop `_meta`): the answer is then drawn from its structured content, every value
+          // as text, so the view is still whole. An object's URI links to the object, a list
+          // of records is a table, a record a list of its keys, the next page a button.
+          function el(name, className, text) {
+            var node = document.createElement(name);
+            if (className) node.className = className;
+            if (text !== undefined) node.textContent = text;
+            return node;
+          }
+          var OBJECT = /^x-coredata:\/\/[^\/]+\/([^\/]+)\/p(\d+)$/;
+          function isRecord(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }
+          function scalar(v) {
+            if (v === null || v === undefined) return el("span", "null", "nil");
+            var text = typeof v === "string" ? v : JSON.stringify(v);
+            var m = typeof v === "string" && OBJECT.exec(v);
+            if (m) { var a = el("a", "", text); a.setAttribute("href", "/" + encodeURIComponent(m[1]) + "/p" + m[2]); return a; }
+            return el("span", typeof v === "number" ? "num" : "", text);
+          }
+          function drawValue(v, depth) {
+            if (depth > 12) return el("span", "muted", "…");
+            if (Array.isArray(v)) {
+              if (v.length && v.every(isRecord)) return drawTable(v, depth);
+              var list = el("ul");
+              v.forEach(function (item) { var li = el("li"); li.appendChild(drawValue(item, depth + 1)); list.appendChild(li); });
+              return list;
+            }
+            if (isRecord(v)) {
+              var dl = el("dl", "record");
+              Object.keys(v).forEach(function (key) {
+                if (key === "nextCursor") return;
+                dl.appendChild(el("dt", "", key));
+                var dd = el("dd");
+                dd.appendChild(drawValue(v[key], depth + 1));
+                dl.appendChild(dd);
+              });
+              return dl;
+            }
+            return scalar(v);
+          }
+          function drawTable(rows, depth) {
+            var keys = [];
+            rows.forEach(function (row) { Object.keys(row).forEach(function (k) { if (keys.indexOf(k) < 0) keys.push(k); }); });
+            var table = el("table", "grid"), head = el("tr");
+            keys.forEach(function (k) { head.appendChild(el("th", "", k)); });
+            var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
+            var body = el("tbody");
+            rows.forEach(function (row) {
+              var tr = el("tr");
+              keys.forEach(function (k) {
+                var td = el("td");
+                var v = row[k];
+                td.appendChild(isRecord(v) || Array.isArray(v) ? drawValue(v, depth + 1) : scalar(v));
+                if (typeof v === "number") td.className = "num";
+                tr.appendChild(td);
+              });
+              body.appendChild(tr);
+            });
+            table.appendChild(body);
+            return table;
+          }
+          function drawStructured(tool, content) {
+            var wrap = el("div", "app-view");
+            wrap.setAttribute("data-drawn", "structured");
+            var rows = isRecord(content) && (content.objects || content.rows || content.transactions);
+            if (Array.isArray(rows)) {
+              var noun = content.objects ? "object" : content.rows ? "row" : "transaction";
+              wrap.appendChild(el("p", "muted", rows.length + " " + noun + (rows.length === 1 ? "" : "s") + " on this page."));
+            }
+            wrap.appendChild(drawValue(content, 0));
+            tool = tool || (rows && (content.objects ? "fetch" : content.rows ? "sql" : "history"));
+            if (isRecord(content) && typeof content.nextCursor === "string" && tool) {
+              var pager = el("p", "pager"), button = el("button", "", "next page ›");
+              button.setAttribute("type", "button");
+              button.dataset.tool = tool;
+              button.dataset.cursor = content.nextCursor;
+              pager.appendChild(button);
+              wrap.appendChild(pager);
+            }
+            return wrap;
+          }
           function render(result) {
             if (!result) return;
             var drawn = result._meta && result._meta[META];
+            if (!result.isError && (!drawn || typeof drawn.html !== "string") && result.structuredContent !== undefined) {
+              view.replaceChildren(drawStructured(lastTool, result.structuredContent));
+              window.cdinspectView.rendered += 1;
+              resized();
+              return;
+            }
             if (result.isError || !drawn || typeof drawn.html !== "string") { say(textOf(result) || "No view for this answer."); return; }
             var doc = new DOMParser().parseFromString("<!DOCTYPE html><html><body>" + drawn.html + "</body></html>", "text/html");
             clean(doc.body);
@@ -75,7 +172,11 @@ enum AppScript {
             window.cdinspectView.rendered += 1;
             resized();
           }
+          // The tool whose answers this view shows: the host says so in its context
+          // (`toolInfo`); a link or a page asked for since names its own.
+          var lastTool = "";
           function call(tool, args) {
+            lastTool = tool;
             window.cdinspectView.calls.push({ name: tool, arguments: args });
             say("Asking the host for " + tool + "…");
             request("tools/call", { name: tool, arguments: args }).then(render, function (error) {
@@ -121,9 +222,16 @@ enum AppScript {
           // is told from then on, whoever asks (the observer, a drawn answer, a message).
           var initialized = false;
           var lastSize = "";
+          // The content's own height, as the extension's SDK measures it: the document made
+          // only as tall as its content for the measure, so that a frame the host grew for a
+          // long answer does not keep the next, shorter one as tall (its scrollHeight would).
           function resized() {
             if (!initialized) return;
-            var width = Math.ceil(document.documentElement.scrollWidth), height = Math.ceil(document.documentElement.scrollHeight);
+            var html = document.documentElement, kept = html.style.height;
+            html.style.height = "max-content";
+            var height = Math.ceil(html.getBoundingClientRect().height);
+            html.style.height = kept;
+            var width = Math.ceil(html.scrollWidth);
             var size = width + "x" + height;
             if (size === lastSize) return;
             lastSize = size;
@@ -148,13 +256,19 @@ enum AppScript {
               case "ui/notifications/host-context-changed": applyContext(m.params); break;
               case "ui/resource-teardown": send({ jsonrpc: "2.0", id: m.id, result: {} }); break;
               case "ping": send({ jsonrpc: "2.0", id: m.id, result: {} }); break;
+              default:
+                // A request this view does not handle is answered, as JSON-RPC asks, never left waiting.
+                if (m.id !== undefined && m.id !== null) send({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found: " + m.method } });
             }
           });
 
           request("ui/initialize", { appCapabilities: { availableDisplayModes: ["inline"] }, appInfo: { name: "cdinspect", version: "1" },
                                      protocolVersion: "2026-01-26" })
             .then(function (result) {
-              applyContext(result && result.hostContext);
+              var context = result && result.hostContext;
+              applyContext(context);
+              var named = context && context.toolInfo && context.toolInfo.tool && context.toolInfo.tool.name;
+              if (typeof named === "string") lastTool = named;
               notify("ui/notifications/initialized", {});
               initialized = true;
               if (window.ResizeObserver) new ResizeObserver(resized).observe(document.documentElement);
