@@ -51,10 +51,12 @@ final class ViewSupport: @unchecked Sendable {
         return (try? JSONSerialization.data(withJSONObject: message, options: [.withoutEscapingSlashes])) ?? data
     }
 
-    /// A tool's `_meta`: the view its answers are drawn with, for a client that shows views.
+    /// A tool's `_meta`: the view its answers are drawn with, for a client that shows views;
+    /// under the extension's nested key and its older flat one, which some hosts still read alone.
     func toolMeta(_ view: ToolView?) -> Metadata? {
         guard let view, clientShowsViews else { return nil }
-        return Metadata(additionalFields: ["ui": .object(["resourceUri": .string(AppView.uri(view))])])
+        let uri = Value.string(AppView.uri(view))
+        return Metadata(additionalFields: ["ui": .object(["resourceUri": uri]), "ui/resourceUri": uri])
     }
 
     /// The views as resources, listed with the schema's to a client that shows views (to

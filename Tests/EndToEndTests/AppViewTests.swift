@@ -40,7 +40,11 @@ final class AppViewTests: XCTestCase {
         let tools = try XCTUnwrap(try result(mcp, 1, "tools/list")["tools"] as? [[String: Any]])
         var views: [String: String] = [:]
         for tool in tools {
-            if let uri = ((tool["_meta"] as? [String: Any])?["ui"] as? [String: Any])?["resourceUri"] as? String { views[tool["name"] as? String ?? ""] = uri }
+            if let uri = ((tool["_meta"] as? [String: Any])?["ui"] as? [String: Any])?["resourceUri"] as? String {
+                views[tool["name"] as? String ?? ""] = uri
+                // The older flat key beside it, for hosts that read only that.
+                XCTAssertEqual((tool["_meta"] as? [String: Any])?["ui/resourceUri"] as? String, uri, "\(tool["name"] ?? "")")
+            }
         }
         XCTAssertEqual(views, ["fetch": "ui://cdinspect/grid", "sql": "ui://cdinspect/grid", "model": "ui://cdinspect/model",
                                "doctor": "ui://cdinspect/doctor", "history": "ui://cdinspect/history"])
@@ -65,7 +69,7 @@ final class AppViewTests: XCTestCase {
         defer { _ = plain.finish() }
         XCTAssertNil((plainInitialized["capabilities"] as? [String: Any])?["extensions"])
         let plainTools = try XCTUnwrap(try result(plain, 1, "tools/list")["tools"] as? [[String: Any]])
-        XCTAssertTrue(plainTools.allSatisfy { ($0["_meta"] as? [String: Any])?["ui"] == nil })
+        XCTAssertTrue(plainTools.allSatisfy { ($0["_meta"] as? [String: Any])?["ui"] == nil && ($0["_meta"] as? [String: Any])?["ui/resourceUri"] == nil })
         let plainListed = try XCTUnwrap(try result(plain, 3, "resources/list")["resources"] as? [[String: Any]]).compactMap { $0["uri"] as? String }
         XCTAssertFalse(plainListed.isEmpty, "the schema's resources")
         XCTAssertEqual(plainListed.filter { $0.hasPrefix("ui://") }, [], "a client that shows no view is offered none")
