@@ -66,7 +66,7 @@ final class QueryPlanTests: ExampleStoreTestCase {
         XCTAssertTrue(text.contains("\nplan:\n  SCAN Person\nPerson: 50 rows\nverdict: reads every Person row (50)\nadvice: an index on Person (name)\n"), text)
     }
 
-    /// Thirty fetches over the example store and a larger one: the advised indexes are the ones
+    /// Thirty-three fetches over the example store and a larger one: the advised indexes are the ones
     /// the sqlite3 shell's `.expert` suggests for the same SQL, table and columns alike.
     func testAdviceIsWhatSQLiteExpertSuggests() throws {
         let predicates: [(String, String, [String])] = [
@@ -81,8 +81,11 @@ final class QueryPlanTests: ExampleStoreTestCase {
             ("Car", "name == \"Mustang\"", ["--sort", "year"]), ("Tag", "name == \"work\"", []), ("Tag", "ANY people.age > 60", []),
             ("Person", "ANY cars.year > 2000", []), ("Person", "ANY tags.name == \"work\"", []), ("Person", "cars.@count > 1", []),
             ("Person", "balance < 100 AND age == 20", []),
+            // Terms joined by OR: an index on each side, used as a multi-index OR.
+            ("Person", "name == \"dave3\" OR age == 40", []), ("Person", "age > 70 OR score < 10", []),
+            ("Car", "year == 2004 OR plate == \"CD-000001\"", []),
         ]
-        XCTAssertEqual(predicates.count, 30)
+        XCTAssertEqual(predicates.count, 33)
         let largerFolder = folder.appendingPathComponent("larger")
         try FileManager.default.createDirectory(at: largerFolder, withIntermediateDirectories: true)
         let larger = try Fixtures.exampleStore(in: largerFolder, people: 5000).path

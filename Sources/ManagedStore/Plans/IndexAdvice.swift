@@ -71,6 +71,11 @@ public struct IndexAdvice: Sendable {
             let equality = terms.equality.map { ($0, false) }
             add(equality + (terms.range.first.map { [($0, false)] } ?? []))
             add(equality + terms.order)
+            // Terms joined by OR are searched one index each (SQLite's MULTI-INDEX OR), as
+            // `.expert` advises them: an index on each tested column alone.
+            if terms.disjunctive {
+                for column in terms.equality + terms.range { add([(column, false)]) }
+            }
         }
         let schema = try store.read { db in try SchemaCopy.read(db) }
         // An index the store has (or one it has that begins with the same columns) is no advice.
@@ -119,11 +124,14 @@ struct Terms {
     var range: [String] = []
     /// The sort's columns, each with whether it is descending.
     var order: [(String, Bool)] = []
+    /// The conditions join some terms with OR.
+    var disjunctive = false
 
     init(sql: String, alias: String) {
         let body: Substring
         if let whereRange = sql.range(of: " WHERE ") { body = sql[whereRange.upperBound...] } else { body = "" }
         let (conditions, ordering) = Terms.split(String(body), sql: sql)
+        disjunctive = conditions.range(of: #"\bOR\b"#, options: .regularExpression) != nil
         equality = Terms.columns(conditions, #"(?:^|[^\w.])"# + alias + #"\.(Z\w+)\s*(?:=|==|IS(?! NOT)|IN\b)"#)
         range = Terms.columns(conditions, #"(?:^|[^\w.])"# + alias + #"\.(Z\w+)\s*(?:<|>|<=|>=|BETWEEN|LIKE|GLOB)"#).filter { !equality.contains($0) }
         if alias == "t0", let expression = try? NSRegularExpression(pattern: #"t0\.(Z\w+)( DESC)?"#) {
