@@ -100,6 +100,51 @@ final class ImportTests: ExampleStoreTestCase {
         }
     }
 
+    /// A store whose objects break their own model (a required name that is NULL, as Core Data
+    /// itself sometimes leaves behind) copied into a new store: refused by default, each
+    /// object named; with --as-is copied as it is, each named with the rule it breaks, the
+    /// rows the source's own.
+    func testAsIsCopiesObjectsThatBreakTheirModel() throws {
+        let work = folder.appendingPathComponent("as-is")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let source = try Fixtures.exampleStore(in: work).path
+        try SQLiteShell.run(source, "UPDATE ZPERSON SET ZNAME = NULL WHERE Z_PK IN (2, 5)")
+        let documentFile = work.appendingPathComponent("document.json")
+        try Data(try succeeds(["export", source]).utf8).write(to: documentFile)
+        let created = work.appendingPathComponent("created.sqlite").path
+        try succeeds(["create", created, "--model", Fixtures.packageRoot.appendingPathComponent("Examples/People.xcdatamodeld").path])
+
+        let refused = try cdinspect(["import", created, documentFile.path])
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        XCTAssertTrue(refused.stdout.contains("rejected 2:"), refused.stdout)
+        XCTAssertTrue(refused.stdout.contains("Person/p2]: name is required"), refused.stdout)
+        XCTAssertEqual(try SQLiteShell.read(created, "SELECT count(*) FROM ZPERSON"), "0", "nothing written")
+
+        let dry = try succeeds(["import", created, documentFile.path, "--as-is", "--dry-run"])
+        XCTAssertTrue(dry.contains("would keep 2 as they are, breaking the model's rules:"), dry)
+        XCTAssertEqual(try SQLiteShell.read(created, "SELECT count(*) FROM ZPERSON"), "0", "a dry run writes nothing")
+
+        let kept = try cdinspect(["import", created, documentFile.path, "--as-is"])
+        XCTAssertEqual(kept.status, 0, kept.stderr)
+        let lines = kept.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "inserted 37 Car, 50 Person, 13 SportsCar, 4 Tag", kept.stdout)
+        XCTAssertTrue(lines.contains("kept 2 as they are, breaking the model's rules:"), kept.stdout)
+        let named = lines.filter { $0.hasPrefix("  ") }
+        XCTAssertEqual(named.count, 2, kept.stdout)
+        XCTAssertTrue(named[0].hasSuffix("/Person/p2]: name is required"), named[0])
+        XCTAssertTrue(named[1].hasSuffix("/Person/p5]: name is required"), named[1])
+        XCTAssertFalse(kept.stdout.contains("rejected"), kept.stdout)
+        for table in ["ZPERSON", "ZCAR", "ZTAG", "Z_3TAGS"] {
+            XCTAssertEqual(try SQLiteShell.read(created, "SELECT * FROM \(table) ORDER BY 1, 2"),
+                           try SQLiteShell.read(source, "SELECT * FROM \(table) ORDER BY 1, 2"), table)
+        }
+        // A value's own rules still reject it.
+        let badAge = try write(#"[{"name": "x", "id": "44444444-1111-4111-8111-111111111111", "age": "old"}]"#, "bad.json")
+        let typed = try cdinspect(["import", created, badAge, "--entity", "Person", "--as-is"])
+        XCTAssertEqual(typed.status, 1)
+        XCTAssertTrue(typed.stdout.contains("age expects an integer"), typed.stdout)
+    }
+
     func testCSVNamesEveryRejectedRowAndWritesAllOrNothing() throws {
         let csv = try write("""
             name,age,birthday,isActive,id

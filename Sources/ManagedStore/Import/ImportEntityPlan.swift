@@ -98,26 +98,29 @@ final class ImportEntityPlan {
     }
 
     /// The checks of a save (`validateForInsert`): required attributes and relationships,
-    /// to-many counts. `toManysGiven`: false when an update leaves the to-manys as stored.
-    func validate(_ values: Values, toManysGiven: Bool = true) throws {
+    /// to-many counts; what `values` break of them, in the model's order (empty: none).
+    /// `toManysGiven`: false when an update leaves the to-manys as stored.
+    func brokenRules(_ values: Values, toManysGiven: Bool = true) -> [String] {
+        var broken: [String] = []
         for (slot, name) in required where (values.attributes[slot] ?? .null).isNull {
-            throw ImportWriter.Rejection(why: "\(name) is required")
+            broken.append("\(name) is required")
         }
         for rel in checkedRelationships {
             if !rel.isToMany {
-                if !rel.isOptional, (values.toOnes[rel.name] ?? nil) == nil { throw ImportWriter.Rejection(why: "\(rel.name) is required") }
+                if !rel.isOptional, (values.toOnes[rel.name] ?? nil) == nil { broken.append("\(rel.name) is required") }
                 continue
             }
             guard toManysGiven else { continue }
             let count = values.toManys[rel.name]?.count ?? 0
             if count == 0 && rel.isOptional { continue }
             if count < rel.minCount {
-                throw ImportWriter.Rejection(why: "\(rel.name) needs at least \(rel.minCount) object(s), has \(count)")
+                broken.append("\(rel.name) needs at least \(rel.minCount) object(s), has \(count)")
             }
             if rel.maxCount > 0 && count > rel.maxCount {
-                throw ImportWriter.Rejection(why: "\(rel.name) allows at most \(rel.maxCount) object(s), has \(count)")
+                broken.append("\(rel.name) allows at most \(rel.maxCount) object(s), has \(count)")
             }
         }
+        return broken
     }
 
     /// A stored row's values by column.

@@ -24,6 +24,11 @@ public struct ImportOptions: Sendable {
     /// To-one relationships whose values are a key attribute of the destination, by
     /// relationship name.
     public var links: [String: String] = [:]
+    /// Objects that break the model's rules a save checks for the object (a required value
+    /// that is nil, a to-many's count), as Core Data itself sometimes leaves them in a store,
+    /// are written as they are, each named (`ImportResult.kept`); without it they are rejected.
+    /// A value's own rules (its type, range, length, pattern) still reject it.
+    public var keepsBrokenRules = false
     public var allowMirrored = false
     /// The transaction author persistent history records for the import.
     public var historyAuthor: String?
@@ -41,6 +46,15 @@ public struct ImportRejection: Sendable, Equatable {
     public let reason: String
 }
 
+/// One incoming object written as it is though it breaks the model's rules
+/// (`ImportOptions.keepsBrokenRules`), and the rules it breaks.
+public struct ImportKeptObject: Sendable, Equatable {
+    /// As a rejection's: `line 12`, `Person object 3 (line 40)`.
+    public let position: String
+    public let key: String?
+    public let brokenRules: [String]
+}
+
 /// What an import wrote, or with a dry run would write.
 public struct ImportResult: Sendable {
     /// Objects inserted and updated, by entity, in the order entities first came.
@@ -51,6 +65,10 @@ public struct ImportResult: Sendable {
     /// The first rejections (up to `rejectionsKept`), and how many there were in all.
     public var rejections: [ImportRejection] = []
     public var rejectedCount = 0
+    /// With `keepsBrokenRules`: the first objects written as they are (up to
+    /// `rejectionsKept`), and how many there were in all.
+    public var kept: [ImportKeptObject] = []
+    public var keptCount = 0
     /// Objects already in the store whose relationships the import changed (Core Data
     /// saves them too: their version goes up and history records the change).
     public var touched = 0

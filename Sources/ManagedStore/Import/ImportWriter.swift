@@ -115,7 +115,20 @@ struct ImportWriter {
 
     // MARK: One object
 
+    /// The model's rules the last object written breaks, where the options keep such objects
+    /// as they are (`ImportOptions.keepsBrokenRules`); empty otherwise.
+    private(set) var keptDespite: [String] = []
+
+    /// An object that breaks the model's rules (`broken`) is rejected by the first, or with
+    /// `keepsBrokenRules` written as it is, the rules it breaks kept to report.
+    private mutating func admit(_ broken: [String]) throws {
+        guard let first = broken.first else { return }
+        guard options.keepsBrokenRules else { throw Rejection(why: first) }
+        keptDespite = broken
+    }
+
     mutating func write(_ object: IncomingObject, fileStoreUUID: String?) throws -> Outcome {
+        keptDespite = []
         if let problem = object.problem { throw Rejection(why: problem) }
         let entity = object.entity
         guard !entity.isAbstract, entity.entityID != nil else {
@@ -143,7 +156,7 @@ struct ImportWriter {
         }
         do {
             try plan.fillDefaults(&values)
-            try plan.validate(values)
+            try admit(plan.brokenRules(values))
         } catch let rejection as Rejection {
             throw Rejection(key: keyText, why: rejection.why)
         }
@@ -477,7 +490,7 @@ struct ImportWriter {
                 ImportMember(entity: entity, key: $0, inFile: false)
             }
         }
-        try rowPlan.validate(merged, toManysGiven: false)
+        try admit(rowPlan.brokenRules(merged, toManysGiven: false))
         let version = existing.version + 1
         let assignments = sets.map { "\(SQL.identifier($0.0)) = ?" } + ["Z_OPT = ?"]
         do {

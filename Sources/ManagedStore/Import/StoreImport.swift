@@ -111,6 +111,12 @@ public struct StoreImport {
                         case .updated: ImportResult.bump(object.entity.name, in: &result.updated)
                         case .unchanged: result.unchanged += 1
                         }
+                        if !writer.keptDespite.isEmpty {
+                            result.keptCount += 1
+                            if result.kept.count < ImportResult.rejectionsKept {
+                                result.kept.append(ImportKeptObject(position: object.position, key: object.sourceIDText, brokenRules: writer.keptDespite))
+                            }
+                        }
                     } catch let rejection as ImportWriter.Rejection {
                         external.discard(since: mark)
                         result.rejectedCount += 1

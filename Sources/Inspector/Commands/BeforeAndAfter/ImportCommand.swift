@@ -22,7 +22,9 @@ public struct ImportCommand: SessionCommand {
             Everything is one transaction: all-or-nothing (the default) writes nothing when any object is \
             rejected, skip-invalid writes the rest (unless a rejected object has an object ID of the file, which \
             other objects may name); every rejected object is named with its line or index and \
-            the reason. --dry-run reports the same and writes nothing. Refused on a CloudKit-mirrored store \
+            the reason. --as-is writes objects that break the model's rules for an object (a required value \
+            that is nil, a to-many's count), as Core Data itself sometimes leaves them in a store, as they are, \
+            and names each with the rules it breaks; a value's own type and range still reject it. --dry-run reports the same and writes nothing. Refused on a CloudKit-mirrored store \
             unless --allow-cloudkit, and while another process has the store open unless --force. Run it as \
             'cdinspect import STORE FILE', not in a session.
             """)
@@ -52,6 +54,9 @@ public struct ImportCommand: SessionCommand {
     @Option(name: .long, help: ArgumentHelp("A to-one relationship whose values are the destination's KEY attribute, not object IDs.",
                                             valueName: "rel=key"))
     public var link: [String] = []
+
+    @Flag(name: .customLong("as-is"), help: "Write objects that break the model's rules (a required value that is nil, a to-many's count) as they are, each named.")
+    public var asIs = false
 
     @Flag(name: .long, help: "Import into a CloudKit-mirrored store: the app will export the new objects to iCloud.")
     public var allowCloudkit = false
@@ -85,6 +90,7 @@ public struct ImportCommand: SessionCommand {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
             options.links[parts[0]] = parts[1]
         }
+        options.keepsBrokenRules = asIs
         options.allowMirrored = allowCloudkit
         options.historyAuthor = "cdinspect-import"
         options.ignoreOtherProcesses = force
@@ -100,7 +106,7 @@ public struct ImportCommand: SessionCommand {
         let progress = ProgressLine()
         let result = try importer.run(progress: { pass, objects in progress.show("\(pass == 1 ? "reading" : "importing") \(objects) objects…") })
         progress.clear()
-        session.results().report(ImportReport(result: result, dryRun: dryRun).report)
+        session.results().report(ImportReport(result: result, dryRun: dryRun, asIs: asIs).report)
         if result.namedObjectsRejected > 0 && !dryRun {
             throw CommandError.failed("\(result.namedObjectsRejected) rejected object(s) have object IDs other objects of the file may name: "
                                       + "nothing was written (correct or remove them and what names them)")
@@ -116,10 +122,12 @@ public struct ImportCommand: SessionCommand {
 struct ImportReport {
     let result: ImportResult
     let dryRun: Bool
+    /// `--as-is`: the objects written as they are are reported too.
+    var asIs = false
 
     var report: Report {
         Report(value: {
-            .object([
+            var fields: [(String, OutputValue)] = [
                 ("written", .bool(result.written)),
                 ("inserted", .object(result.inserted.map { ($0.entity, .integer(Int64($0.count))) })),
                 ("updated", .object(result.updated.map { ($0.entity, .integer(Int64($0.count))) })),
@@ -129,7 +137,15 @@ struct ImportReport {
                 ("rejected", .array(result.rejections.map { r in
                     .object([("at", .string(r.position)), ("key", r.key.map(OutputValue.string) ?? .null), ("reason", .string(r.reason))])
                 })),
-            ])
+            ]
+            if asIs {
+                fields.append(("keptAsIsCount", .integer(Int64(result.keptCount))))
+                fields.append(("keptAsIs", .array(result.kept.map { k in
+                    .object([("at", .string(k.position)), ("key", k.key.map(OutputValue.string) ?? .null),
+                             ("breaks", .array(k.brokenRules.map(OutputValue.string)))])
+                })))
+            }
+            return .object(fields)
         }, people: {
             var parts: [ReportPart] = []
             let verb = dryRun || !result.written ? "would insert" : "inserted"
@@ -148,6 +164,13 @@ struct ImportReport {
                 if result.rejectedCount > result.rejections.count {
                     parts.append(.line("  … and \(result.rejectedCount - result.rejections.count) more"))
                 }
+            }
+            if result.keptCount > 0 {
+                parts.append(.line("\(dryRun || !result.written ? "would keep" : "kept") \(result.keptCount) as they are, breaking the model's rules:"))
+                for k in result.kept {
+                    parts.append(.line("  \(k.position)" + (k.key.map { " [\($0)]" } ?? "") + ": " + k.brokenRules.joined(separator: "; ")))
+                }
+                if result.keptCount > result.kept.count { parts.append(.line("  … and \(result.keptCount - result.kept.count) more")) }
             }
             if dryRun { parts.append(.line("dry run: nothing was written")) }
             return parts
