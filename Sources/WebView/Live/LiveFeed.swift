@@ -42,6 +42,10 @@ public final class LiveFeed: @unchecked Sendable {
     /// Listeners now (for the tests and the limit).
     public var listenerCount: Int { condition.withLock { listeners.count } }
 
+    /// Follower threads running now: one while pages listen, none once the last has gone and
+    /// its follower has closed its store (for the tests).
+    public var followersRunning: Int { condition.withLock { runningFollowers } }
+
     /// Stops following, and waits (up to `followerEndLimit`) for the follower to close its
     /// store: a web view that stopped leaves no connection to the store behind it.
     func stop() {
@@ -181,6 +185,9 @@ public final class LiveFeed: @unchecked Sendable {
                         self.condition.broadcast()
                     }
                 }, runsOneCommand: true)
+                // The session's own connections (watch's coordinator) close with it, here on
+                // the follower's thread, not whenever the last reference to it goes.
+                defer { session.close() }
                 _ = try? session.run(WatchCommand.parse(["--format", "json"]))
             }
         }
