@@ -34,7 +34,9 @@ public final class CancellationScope: @unchecked Sendable {
     }
 
     /// A connection the work reads through, opened before the scope (a store kept open
-    /// between calls); connections opened inside `run` are watched without asking.
+    /// between calls); connections opened inside `run` are watched without asking. Only a
+    /// connection `StoreConnection.open` made (and so registered) is interrupted: the
+    /// interrupt goes through `Cancellation.interrupt`, which skips what has been closed.
     public func watch(_ queue: DatabaseQueue) {
         let interruptNow: Bool = lock.withLock {
             queues.removeAll { $0.queue == nil }
