@@ -163,7 +163,7 @@ final class AppViewTests: XCTestCase {
 
     func keep(_ browser: WebDriver, _ name: String) throws {
         try browser.frame(nil)
-        try browser.screenshot().write(to: BrowserTests.screenshots.appendingPathComponent("view-" + name + ".png"))
+        try browser.screenshot().write(to: BrowserTests.screenshots(.chromium).appendingPathComponent("view-" + name + ".png"))
     }
 
     func testAHostShowsEachViewAndAnObjectsLinkAsksForAFetch() throws {

@@ -1,10 +1,12 @@
 import Foundation
 import XCTest
 
-/// `cdinspect browse` in headless Chromium, as a person meets it: by links alone, with the
-/// predicate box, an edit and Save, a page following another process's save, a store whose
-/// values are hostile markup; and the requests a web view must refuse, sent raw. Screenshots
-/// of the main pages are kept in `.build/browser-screenshots` (looked at, never compared).
+/// `cdinspect browse` as a person meets it, in Chromium, WebKit and Firefox: by links alone,
+/// with the predicate box, an edit and Save, the editing grid, a page following another
+/// process's save, a store whose values are hostile markup; and the requests a web view must
+/// refuse, sent raw. Chromium runs in every test run; WebKit and Firefox from
+/// `Tests/browsers.sh`. Screenshots of the main pages are kept in
+/// `.build/browser-screenshots/ENGINE` (looked at, never compared; `docs/screenshots` has a set).
 final class BrowserTests: XCTestCase {
     var folder: URL!
 
@@ -12,14 +14,14 @@ final class BrowserTests: XCTestCase {
         folder = try Fixtures.temporaryDirectory(self)
     }
 
-    static var screenshots: URL {
-        let url = Fixtures.packageRoot.appendingPathComponent(".build/browser-screenshots")
+    static func screenshots(_ engine: WebDriver.Engine) -> URL {
+        let url = Fixtures.packageRoot.appendingPathComponent(".build/browser-screenshots/\(engine.rawValue)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
 
     func keep(_ browser: WebDriver, _ name: String) throws {
-        try browser.screenshot().write(to: Self.screenshots.appendingPathComponent(name + ".png"))
+        try browser.screenshot().write(to: Self.screenshots(browser.engine).appendingPathComponent(name + ".png"))
     }
 
     /// The console's errors (a script that failed, a resource that did not load).
@@ -27,8 +29,12 @@ final class BrowserTests: XCTestCase {
         try browser.console().filter { ($0["level"] as? String) == "SEVERE" }.map { "\($0["message"] ?? "")" }
     }
 
-    func testANewUsersWalk() throws {
-        let browser = try WebDriver()
+    func testANewUsersWalk() throws { try aNewUsersWalk(.chromium) }
+    func testANewUsersWalkInWebKit() throws { try aNewUsersWalk(.webkit) }
+    func testANewUsersWalkInFirefox() throws { try aNewUsersWalk(.firefox) }
+
+    func aNewUsersWalk(_ engine: WebDriver.Engine) throws {
+        let browser = try WebDriver(engine)
         defer { browser.quit() }
         let store = try Fixtures.exampleStore(in: folder).path
         let server = try BrowseServer(store)
@@ -38,28 +44,29 @@ final class BrowserTests: XCTestCase {
         XCTAssertEqual(try browser.text("h1"), "People.sqlite")
         try keep(browser, "store")
         // Store → entity → object → related object → back.
-        try browser.click("a[href='/Person']")
+        try browser.follow("a[href='/Person']")
         XCTAssertEqual(try browser.url, server.page("/Person"))
         XCTAssertEqual(try browser.text("#count"), "50")
         try keep(browser, "grid")
-        try browser.click("table.grid tr[data-object$='/Person/p3'] td a")
+        try browser.follow("table.grid tr[data-object$='/Person/p3'] td a")
         XCTAssertEqual(try browser.url, server.page("/Person/p3"))
         try keep(browser, "object")
-        try browser.click("a[href='/Car/p3']")
+        try browser.follow("a[href='/Car/p3']")
         XCTAssertEqual(try browser.url, server.page("/Car/p3"))
-        try browser.click("dd[data-key='owner'] a")
+        try browser.follow("dd[data-key='owner'] a")
         XCTAssertEqual(try browser.url, server.page("/Person/p3"))
         try browser.back()
         XCTAssertEqual(try browser.url, server.page("/Car/p3"))
         // The model, history and doctor pages, from the navigation.
-        try browser.click("nav.site a[href='/model']")
+        try browser.follow("nav.site a[href='/model']")
         XCTAssertNotNil(try browser.element("#diagram"))
         try keep(browser, "model")
-        try browser.click("nav.site a[href='/doctor']")
+        try browser.follow("nav.site a[href='/doctor']")
         XCTAssertEqual(try browser.text("#verdict"), "no problem found")
         try keep(browser, "doctor")
-        try browser.click("nav.site a[href='/history']")
+        try browser.follow("nav.site a[href='/history']")
         XCTAssertNotNil(try browser.element("h1"))
+        try keep(browser, "history")
 
         // The predicate box, in both syntaxes, and an error with its caret.
         try browser.go(server.page("/Person"))
@@ -79,8 +86,12 @@ final class BrowserTests: XCTestCase {
         XCTAssertEqual(try errors(browser).filter { !$0.contains("400") }, [])
     }
 
-    func testAnEditAndSaveReachTheStoreAndItsHistory() throws {
-        let browser = try WebDriver()
+    func testAnEditAndSaveReachTheStoreAndItsHistory() throws { try anEditAndSaveReachTheStoreAndItsHistory(.chromium) }
+    func testAnEditAndSaveReachTheStoreAndItsHistoryInWebKit() throws { try anEditAndSaveReachTheStoreAndItsHistory(.webkit) }
+    func testAnEditAndSaveReachTheStoreAndItsHistoryInFirefox() throws { try anEditAndSaveReachTheStoreAndItsHistory(.firefox) }
+
+    func anEditAndSaveReachTheStoreAndItsHistory(_ engine: WebDriver.Engine) throws {
+        let browser = try WebDriver(engine)
         defer { browser.quit() }
         let store = try Fixtures.exampleStore(in: folder, history: true).path
         let server = try BrowseServer(store, ["--write"])
@@ -102,8 +113,12 @@ final class BrowserTests: XCTestCase {
         XCTAssertEqual(history.last?["updates"] as? Int, 1)
     }
 
-    func testAPageFollowsAnotherProcesssSave() throws {
-        let browser = try WebDriver()
+    func testAPageFollowsAnotherProcesssSave() throws { try aPageFollowsAnotherProcesssSave(.chromium) }
+    func testAPageFollowsAnotherProcesssSaveInWebKit() throws { try aPageFollowsAnotherProcesssSave(.webkit) }
+    func testAPageFollowsAnotherProcesssSaveInFirefox() throws { try aPageFollowsAnotherProcesssSave(.firefox) }
+
+    func aPageFollowsAnotherProcesssSave(_ engine: WebDriver.Engine) throws {
+        let browser = try WebDriver(engine)
         defer { browser.quit() }
         let store = try Fixtures.exampleStore(in: folder).path
         let server = try BrowseServer(store)
@@ -130,8 +145,12 @@ final class BrowserTests: XCTestCase {
 
     /// Values and names that are markup show as text: an injected script would set a marker
     /// that stays unset, and the console stays quiet.
-    func testAHostileStoreRunsNoScript() throws {
-        let browser = try WebDriver()
+    func testAHostileStoreRunsNoScript() throws { try aHostileStoreRunsNoScript(.chromium) }
+    func testAHostileStoreRunsNoScriptInWebKit() throws { try aHostileStoreRunsNoScript(.webkit) }
+    func testAHostileStoreRunsNoScriptInFirefox() throws { try aHostileStoreRunsNoScript(.firefox) }
+
+    func aHostileStoreRunsNoScript(_ engine: WebDriver.Engine) throws {
+        let browser = try WebDriver(engine)
         defer { browser.quit() }
         let store = try Fixtures.exampleStore(in: folder).path
         // Markup, a 20 MB string, a 100 MB blob, a javascript: address.
@@ -152,6 +171,125 @@ final class BrowserTests: XCTestCase {
         try browser.go(server.page("/Person/p1"))
         XCTAssertEqual(try browser.text("dd[data-key='name']"), "<script>window.__pwned=1</script>")
         try keep(browser, "hostile")
+    }
+
+    func testAGridEditIsOneContextSave() throws { try aGridEditIsOneContextSave(.chromium) }
+    func testAGridEditIsOneContextSaveInWebKit() throws { try aGridEditIsOneContextSave(.webkit) }
+    func testAGridEditIsOneContextSaveInFirefox() throws { try aGridEditIsOneContextSave(.firefox) }
+
+    /// The editing grid, by keyboard and pointer: a name set in place, an age past the
+    /// model's maximum refused beside its cell, a car's owner chosen among the people, a
+    /// person inserted and another deleted (after the page of what the delete rules do),
+    /// then one Save: the store holds what a context save writes, one history transaction by
+    /// the web view's author, and a snapshot taken before it.
+    func aGridEditIsOneContextSave(_ engine: WebDriver.Engine) throws {
+        let browser = try WebDriver(engine)
+        defer { browser.quit() }
+        let store = try Fixtures.exampleStore(in: folder, history: true).path
+        // The example model with an age range, as the model editor writes one.
+        let model = folder.appendingPathComponent("People.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        let contents = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("Examples/People.xcdatamodeld/People.xcdatamodel/contents"), encoding: .utf8)
+        let ranged = contents.replacingOccurrences(of: #"attributeType="Integer 32" defaultValueString="0""#,
+                                                   with: #"attributeType="Integer 32" minValueString="0" maxValueString="150" defaultValueString="0""#)
+        XCTAssertNotEqual(ranged, contents)
+        try ranged.write(to: model.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        let server = try BrowseServer(store, ["--write", "--model", model.path])
+        defer { server.stop() }
+        let before = try CLI.run(["count", store, "Person"]).stdout
+        try browser.go(server.login("/Person"))
+        let p3 = "table.grid tr[data-id='Person/p3']"
+        // A name, set in place: double-click, type, Enter.
+        try browser.doubleClick("\(p3) td[data-key='name'] .cell-value")
+        XCTAssertTrue(try browser.wait(5) { try browser.element("\(p3) td[data-key='name'] input.cell-editor") != nil }, "no editor opened")
+        try browser.type("\(p3) td[data-key='name'] input.cell-editor", "Zed\u{E007}")
+        XCTAssertTrue(try browser.wait(10) { try browser.attribute("\(p3) td[data-key='name']", "class")?.contains("pending-cell") == true },
+                      (try? browser.source) ?? "")
+        XCTAssertEqual(try browser.text("\(p3) td[data-key='name'] .cell-value"), "Zed")
+        XCTAssertEqual(try browser.text("#pending-count"), "1 unsaved change")
+        // An age past the model's maximum: refused beside the cell, the value kept.
+        try browser.doubleClick("\(p3) td[data-key='age'] .cell-value")
+        try browser.type("\(p3) td[data-key='age'] input.cell-editor", "200\u{E007}")
+        XCTAssertTrue(try browser.wait(10) { try browser.element("\(p3) td[data-key='age'] .cell-error") != nil }, (try? browser.source) ?? "")
+        let refusal = try browser.text("\(p3) td[data-key='age'] .cell-error") ?? ""
+        XCTAssertTrue(refusal.contains("maximum 150"), refusal)
+        XCTAssertEqual(try browser.text("\(p3) td[data-key='age'] .cell-value"), "73")
+        // Escape leaves a cell as it was.
+        try browser.doubleClick("\(p3) td[data-key='homepage'] .cell-value")
+        try browser.type("\(p3) td[data-key='homepage'] input.cell-editor", "nope\u{E00C}")
+        XCTAssertNil(try browser.element("\(p3) td[data-key='homepage'] input.cell-editor"))
+        XCTAssertEqual(try browser.text("#pending-count"), "1 unsaved change")
+        try keep(browser, "grid-edit")
+
+        // A car's owner, chosen among the people the cell offers as the user types.
+        try browser.go(server.page("/Car"))
+        let car = "table.grid tr[data-id='Car/p1'] td[data-key='owner']"
+        try browser.doubleClick("\(car) .cell-value")
+        try browser.type("\(car) input.cell-editor", "dave4")
+        // The choices are read in one script: each keystroke's answer replaces them.
+        var offered: [String] = []
+        _ = try browser.wait(10) {
+            offered = try browser.execute("""
+                return Array.prototype.map.call(document.querySelectorAll("tr[data-id='Car/p1'] td[data-key='owner'] datalist option"),
+                                                function (o) { return o.value; });
+                """) as? [String] ?? []
+            return offered.count == 11
+        }
+        // dave4, then dave40 to dave49.
+        XCTAssertEqual(offered, ["Person/p5"] + (41...50).map { "Person/p\($0)" })
+        let chosen = offered.first ?? "Person/p5"
+        try browser.type("\(car) input.cell-editor", chosen + "\u{E007}")
+        XCTAssertTrue(try browser.wait(10) { try browser.attribute(car, "class")?.contains("pending-cell") == true }, (try? browser.source) ?? "")
+
+        // A new person, then one deleted after the page of what its rules will do.
+        try browser.go(server.page("/Person"))
+        // The page, drawn again, marks what is pending.
+        XCTAssertEqual(try browser.attribute("\(p3) td[data-key='name']", "class"), "pending-cell")
+        XCTAssertEqual(try browser.text("\(p3) td[data-key='name'] .cell-value"), "Zed")
+        try browser.follow("#new-object")
+        let fresh = "#new table.grid tr[data-id] td[data-key='name']"
+        XCTAssertNotNil(try browser.element(fresh), (try? browser.source) ?? "")
+        // Its required id, then Tab: the next cell (isActive) opens; Escape leaves it.
+        let id = "#new table.grid tr[data-id] td[data-key='id']"
+        try browser.doubleClick("\(id) .cell-value")
+        try browser.type("\(id) input.cell-editor", "6F9619FF-8B86-D011-B42D-00C04FC964FF\u{E004}")
+        XCTAssertTrue(try browser.wait(10) { try browser.element("#new td[data-key='isActive'] input.cell-editor") != nil }, "Tab opened no next cell")
+        XCTAssertEqual(try browser.text("\(id) .cell-value"), "6F9619FF-8B86-D011-B42D-00C04FC964FF")
+        try browser.keys("#new td[data-key='isActive'] input.cell-editor", "\u{E00C}")
+        try browser.doubleClick("\(fresh) .cell-value")
+        try browser.type("\(fresh) input.cell-editor", "Newbie\u{E007}")
+        XCTAssertTrue(try browser.wait(10) { try browser.text("\(fresh) .cell-value") == "Newbie" }, (try? browser.source) ?? "")
+        try browser.click("table.grid tr[data-id='Person/p7'] input[type=checkbox]")
+        try browser.follow("#delete-objects")
+        let effects = try browser.text("ul.effects") ?? ""
+        XCTAssertTrue(effects.contains("Person/p7") && effects.contains("cars (cascade)"), effects)
+        try keep(browser, "delete-rules")
+        try browser.follow("#confirm-delete")
+        XCTAssertEqual(try browser.attribute("table.grid tr[data-id='Person/p7']", "class"), "deleted")
+
+        // One save.
+        try browser.follow("section.pending form[action='/-/save'] button")
+        let outcome = try browser.text("#outcome") ?? ""
+        XCTAssertTrue(outcome.hasPrefix("Saved") && outcome.contains("before-browse-"), outcome)
+        func value(_ id: String, _ key: String) throws -> String {
+            try CLI.run(["fetch", store, id.components(separatedBy: "/")[0], "--where", "SELF == '\(id)'", "--keys", key, "--format", "csv"])
+                .stdout.split(separator: "\n").last.map { String($0.split(separator: ",", maxSplits: 1).last ?? "") } ?? ""
+        }
+        XCTAssertEqual(try value("Person/p3", "name"), "Zed")
+        XCTAssertEqual(try value("Person/p3", "age"), "73")
+        XCTAssertTrue(try value("Car/p1", "owner").hasSuffix("/Person/p5"))
+        XCTAssertEqual(try CLI.run(["count", store, "Person", "--where", "name == 'Newbie'"]).stdout, "1\n")
+        XCTAssertEqual(try CLI.run(["count", store, "Person", "--where", "SELF == 'Person/p7'"]).stdout, "0\n")
+        XCTAssertEqual(try CLI.run(["count", store, "Person"]).stdout, before)
+        let history = try XCTUnwrap(CLI.json(["history", store, "--format", "json"]) as? [[String: Any]])
+        XCTAssertEqual(history.last?["author"] as? String, "cdinspect-browse")
+        XCTAssertEqual(history.last?["inserts"] as? Int, 1, "\(history.last ?? [:])")
+        XCTAssertGreaterThanOrEqual(history.last?["deletes"] as? Int ?? 0, 1)
+        // The snapshot holds the store as it was before the save.
+        let name = try XCTUnwrap(outcome.range(of: #"before-browse-[^ ]+"#, options: .regularExpression).map { String(outcome[$0]) })
+        let snapshots = try CLI.run(["snapshots", store, "--format", "json"])
+        XCTAssertTrue(snapshots.stdout.contains(name), snapshots.stdout + snapshots.stderr)
+        XCTAssertEqual(try errors(browser), [])
     }
 
     /// What a web view must refuse, sent raw; the server answers each and goes on serving.

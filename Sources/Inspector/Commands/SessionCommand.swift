@@ -41,6 +41,7 @@ public enum CommandTable {
         InsertCommand.self,
         UpdateCommand.self,
         DeleteCommand.self,
+        ValidateCommand.self,
         SaveCommand.self,
         RollbackCommand.self,
         ResetCommand.self,

@@ -43,11 +43,77 @@ public enum ModelArchiver {
             if a.isReadOnly { fields.append(("NSIsReadOnly", .bool(true))) }
             if let modifier = a.versionHashModifier { fields.append(("NSVersionHashModifier", string(modifier))) }
             if a.isDerived, let derivation = a.derivation { fields.append(("NSDerivationExpression", expression(derivation))) }
+            // Absent when there are none, as in Core Data's caches; two NSMutableArrays when
+            // there are (Notes' `SELF >= 0` with 1620).
+            let rules = a.validationRules.compactMap { rule in predicate(rule.test).map { (rule, $0) } }
+            if !rules.isEmpty {
+                let warnings = rules.map { rule, _ -> PropertyListValue in
+                    switch rule.warning {
+                    case .code(let code): return .uid(add(.integer(Int64(code))))
+                    case .message(let text): return string(text)
+                    }
+                }
+                fields.append(("NSValidationPredicates", .uid(add(object("NSMutableArray", [("NS.objects", .array(rules.map(\.1)))])))))
+                fields.append(("NSValidationWarnings", .uid(add(object("NSMutableArray", [("NS.objects", .array(warnings))])))))
+            }
             if a.type == .composite {
                 let elements = a.elements.map { PropertyListValue.uid(add(attribute($0, entityRef))) }
                 fields.append(("NSElements", .uid(add(object("NSArray", [("NS.objects", .array(elements))])))))
             }
             return object(className, fields)
+        }
+
+        /// A validation rule's test as the predicate objects Core Data archives (the shape of
+        /// Notes' `SELF >= 0`: a comparison operator with its variant, a self or key-path
+        /// expression, a constant); nil for a test that was not read, which is not written.
+        func predicate(_ test: ValidationRule.Test) -> PropertyListValue? {
+            switch test {
+            case .unread: return nil
+            case .all(let tests), .any(let tests):
+                let parts = tests.compactMap(predicate)
+                guard parts.count == tests.count else { return nil }
+                let type: Int64 = if case .all = test { 1 } else { 2 }
+                let list = add(object("NSArray", [("NS.objects", .array(parts))]))
+                return .uid(add(object("NSCompoundPredicate", [("NSCompoundPredicateType", .integer(type)), ("NSSubpredicates", .uid(list))])))
+            case .not(let inner):
+                guard let part = predicate(inner) else { return nil }
+                let list = add(object("NSArray", [("NS.objects", .array([part]))]))
+                return .uid(add(object("NSCompoundPredicate", [("NSCompoundPredicateType", .integer(0)), ("NSSubpredicates", .uid(list))])))
+            case .compare(let operand, let comparison, let constant):
+                let this = PropertyListValue.uid(add(object("NSSelfExpression", [("NSExpressionType", .integer(1))])))
+                var left = this
+                if operand == .length {
+                    // `length` as CoreDataPlus' cache holds it: valueForKey: of SELF.
+                    let key = add(object("NSKeyPathSpecifierExpression", [("NSExpressionType", .integer(10)), ("NSKeyPath", string("length"))]))
+                    let arguments = add(object("NSMutableArray", [("NS.objects", .array([.uid(key)]))]))
+                    left = .uid(add(object("NSKeyPathExpression", [("NSOperand", this), ("NSSelectorName", string("valueForKey:")),
+                                                                   ("NSExpressionType", .integer(3)), ("NSArguments", .uid(arguments))])))
+                }
+                let value: PropertyListValue
+                switch constant {
+                case .number(let n): value = n == n.rounded() && abs(n) < 9.2e18 ? .integer(Int64(n)) : .real(n)
+                case .text(let text): value = .string(text)
+                case .date(let time): value = object("NSDate", [("NS.time", .real(time))])
+                }
+                let right = add(object("NSConstantValueExpression", [("NSConstantValue", .uid(add(value))), ("NSExpressionType", .integer(0))]))
+                let type = Int64(comparison.rawValue)
+                let op: PropertyListValue
+                switch comparison {
+                case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
+                    op = object("NSComparisonPredicateOperator", [("NSModifier", .integer(0)), ("NSVariant", .integer(type)),
+                                                                 ("NSOptions", .integer(0)), ("NSOperatorType", .integer(type))])
+                case .equal, .notEqual:
+                    op = object("NSEqualityPredicateOperator", [("NSModifier", .integer(0)), ("NSNegate", .bool(comparison == .notEqual)),
+                                                               ("NSOptions", .integer(0)), ("NSOperatorType", .integer(type))])
+                case .contains:
+                    op = object("NSInPredicateOperator", [("NSModifier", .integer(0)), ("NSFlags", .integer(0)), ("NSOperatorType", .integer(type))])
+                case .matches, .like, .beginsWith, .endsWith:
+                    let name = ["NSMatchingPredicateOperator", "NSLikePredicateOperator", "NSBeginsWithPredicateOperator", "NSEndsWithPredicateOperator"][comparison.rawValue - 6]
+                    op = object(name, [("NSModifier", .integer(0)), ("NSFlags", .integer(0)), ("NSOperatorType", .integer(type))])
+                }
+                return .uid(add(object("NSComparisonPredicate", [("NSRightExpression", .uid(right)), ("NSLeftExpression", left),
+                                                                 ("NSPredicateOperator", .uid(add(op)))])))
+            }
         }
 
         /// A derivation as the expression objects Core Data archives: a key path of SELF, or

@@ -15,6 +15,8 @@ public enum ContextError: Error, CustomStringConvertible, Equatable {
     case badValue(entity: String, key: String, why: String)
     case readOnlyProperty(entity: String, key: String, why: String)
     case validation([ValidationFailure])
+    /// An object checked on request (`validate`) fails what a save would check.
+    case invalid([ValidationFailure])
     case deleteDenied(object: String, relationship: String, destinations: Int)
     case mergeConflicts([MergeConflict])
     case notCoreData
@@ -44,6 +46,8 @@ public enum ContextError: Error, CustomStringConvertible, Equatable {
         case .readOnlyProperty(let entity, let key, let why): return "\(entity).\(key) cannot be set: \(why)"
         case .validation(let failures):
             return "validation failed, nothing was saved: " + Self.list(failures.map(\.description))
+        case .invalid(let failures):
+            return "a save would fail: " + Self.list(failures.map(\.description))
         case .deleteDenied(let object, let relationship, let n):
             return "cannot delete \(object): its relationship '\(relationship)' has the deny delete rule and "
                 + "still holds \(n) object\(n == 1 ? "" : "s")"

@@ -129,6 +129,7 @@ public enum ModelCacheReader {
                 renamingIdentifier: renaming(archive.string(ref, "NSRenamingIdentifier"), name))
             attribute.isReadOnly = flag("NSIsReadOnly")
             attribute.versionHashModifier = archive.string(ref, "NSVersionHashModifier")
+            attribute.validationRules = ArchivedPredicate.rules(of: ref, in: archive)
             if attribute.isDerived {
                 attribute.derivation = archive.uid(archive.objects[ref]["NSDerivationExpression"])
                     .flatMap { ArchivedExpression.text(of: $0, in: archive) }

@@ -98,10 +98,12 @@ public enum ModelXMLWriter {
     private static func attributeFields(_ a: AttributeDescription) -> [(String, String?)] {
         // Xcode writes a value class only where the type leaves it open.
         let customClass = a.type == .transformable || a.type == .binaryData ? a.valueClassName : nil
+        let rules = ValidationRule.modelEditorFields(a.validationRules)
         return [
             ("name", a.name), ("optional", a.isOptional ? "YES" : nil), ("transient", a.isTransient ? "YES" : nil),
             ("derived", a.isDerived ? "YES" : nil), ("derivation", a.isDerived ? a.derivation.map(DerivationText.modelEditorText) : nil),
-            ("attributeType", a.type.modelName), ("defaultValueString", a.defaultValue),
+            ("attributeType", a.type.modelName), ("minValueString", rules.minimum), ("maxValueString", rules.maximum),
+            ("regularExpressionString", rules.pattern), ("defaultValueString", a.defaultValue),
             ("allowsExternalBinaryDataStorage", a.allowsExternalBinaryDataStorage ? "YES" : nil),
             ("valueTransformerName", a.valueTransformerName), ("customClassName", customClass),
             ("preserveAfterDeletion", a.preservesValueInHistoryOnDeletion ? "YES" : nil), ("elementID", a.renamingIdentifier),

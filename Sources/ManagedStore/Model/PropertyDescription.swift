@@ -29,6 +29,9 @@ public struct AttributeDescription: Sendable, Equatable {
     /// (`count:(pages)`, `primaryLabel.code`): the whole of its version hash. nil when the
     /// model gives none, or gives one in a form this reader does not spell.
     public var derivation: String?
+    /// What a value must satisfy before a save (`validationPredicates` with their warnings):
+    /// the model editor's minimum, maximum and pattern, or rules set in code.
+    public var validationRules: [ValidationRule] = []
 
     /// The attribute as the store lays it out: itself, or for a composite one leaf per
     /// element, named `composite.leaf` (`a.b.c` when nested), as fetches and predicates name

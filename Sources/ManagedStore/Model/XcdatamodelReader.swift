@@ -126,6 +126,8 @@ public enum XcdatamodelReader {
                     preservesValueInHistoryOnDeletion: yes("preserveAfterDeletion"),
                     renamingIdentifier: a["elementID"])
                 if attribute.type == .composite { attribute.compositeName = a["composite"] }
+                attribute.validationRules = ValidationRule.fromModelEditor(type: attribute.type, minimum: a["minValueString"],
+                                                                           maximum: a["maxValueString"], pattern: a["regularExpressionString"])
                 attribute.versionHashModifier = a["versionHashModifier"]
                 if attribute.isDerived {
                     attribute.isReadOnly = true

@@ -23,7 +23,9 @@ enum Stylesheet {
         th { background: var(--soft); font-weight: 600; white-space: nowrap; }
         th a { color: var(--fg); text-decoration: none; } th a.sorted { color: var(--accent); }
         td.num { text-align: right; font-variant-numeric: tabular-nums; }
-        table.grid td { max-width: 300px; } table.grid td:first-child, table.grid td a { white-space: nowrap; }
+        table.grid td { max-width: 300px; overflow-wrap: break-word; } table.grid td:first-child, table.grid td a, table.grid th[scope=row] { white-space: nowrap; }
+        .grid-scroll { overflow-x: auto; max-width: 100%; }
+        .grid-scroll table.grid tr > :first-child { position: sticky; left: 0; z-index: 1; background: var(--soft); }
         .null { color: var(--muted); font-style: italic; }
         .muted, .note { color: var(--muted); }
         .warning { color: var(--warn); } .error, .refusal { color: var(--bad); }
@@ -53,6 +55,12 @@ enum Stylesheet {
         .live-status { position: fixed; bottom: 8px; right: 12px; background: var(--soft); border: 1px solid var(--line); padding: 4px 10px; border-radius: 6px; font-size: 12px; }
         .field-error { color: var(--bad); font-size: 12px; }
         input.value { font: 13px ui-monospace, Menlo, monospace; width: 260px; }
+        table.grid.editable td[data-key] { cursor: cell; } table.grid.editable td[data-key]:focus { outline: 2px solid var(--accent); outline-offset: -2px; }
+        td.pending-cell { background: #fff7d6; color: #1d1f23; } tr.deleted td, tr.deleted th { text-decoration: line-through; opacity: .6; }
+        .cell-error { display: block; color: var(--bad); font-size: 12px; white-space: normal; min-width: 14em; }
+        input.cell-editor { font: 13px ui-monospace, Menlo, monospace; width: 100%; min-width: 8em; box-sizing: border-box; }
+        .edit-bar { margin: 6px 0; } .edit-bar .muted { font-size: 12px; } caption { text-align: left; font-weight: 600; padding: 4px 0; }
+        button.danger { background: var(--bad); color: #fff; border-color: var(--bad); } .new-object { font-family: ui-monospace, Menlo, monospace; }
         .s0 { fill: #2a5db0; background: #2a5db0; } .s1 { fill: #d4762c; background: #d4762c; } .s2 { fill: #3b9a57; background: #3b9a57; }
         .s3 { fill: #a2449a; background: #a2449a; } .s4 { fill: #b8a02e; background: #b8a02e; } .s5 { fill: #4aa6b5; background: #4aa6b5; }
         .s6 { fill: #8c6d4f; background: #8c6d4f; } .s7 { fill: #777777; background: #777777; }

@@ -12,17 +12,17 @@ import ManagedStore
 final class Editor: @unchecked Sendable {
     static let author = "cdinspect-browse"
 
-    private let lock = NSLock()
-    private let store: PersistentStore
+    let lock = NSLock()
+    let store: PersistentStore
     private let sink = OutputSink(collectingWithWidth: nil, byteLimit: 8 << 20)
     private let session: Session
     // Read and written only while holding `lock`.
     private var acknowledged = false
     private var snapshot: String?
     /// Problems to show on fields (by `Entity/pN.key`), from an edit or a save.
-    private var fieldErrors: [String: String] = [:]
+    var fieldErrors: [String: String] = [:]
     /// What the last save or discard said, for the changes page.
-    private var lastOutcome: (text: String, isError: Bool)?
+    var lastOutcome: (text: String, isError: Bool)?
 
     init(path: String, options: PersistentStore.Options) throws {
         var writing = options
@@ -40,7 +40,7 @@ final class Editor: @unchecked Sendable {
 
     /// Runs a command in the editing session; the lock is the caller's to hold.
     @discardableResult
-    private func run(_ words: [String]) throws -> CommandAnswer {
+    func run(_ words: [String]) throws -> CommandAnswer {
         let collector = Collector()
         sink.resultReceiver = collector
         defer { sink.resultReceiver = nil }
@@ -110,6 +110,8 @@ final class Editor: @unchecked Sendable {
     /// A POST: an edit, Save, Discard or the guard acknowledged; then back to a page (303).
     func change(_ route: Route, _ request: WebRequest, frame: Layout.Frame, scope: CancellationScope) -> WebResponse {
         switch route {
+        case .edit where request.field("reply") == "json", .insert, .delete:
+            return gridChange(route, request, frame: frame)
         case .edit:
             guard let object = request.field("object"), let key = request.field("key"), let value = request.field("value"),
                   let path = Paths.object(object), !key.isEmpty, !key.contains("=") else {

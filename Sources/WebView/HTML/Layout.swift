@@ -41,11 +41,12 @@ struct Layout {
             """
     }
 
-    /// The pending changes and the forms that save or discard them.
+    /// The pending changes and the forms that save or discard them; hidden while there are
+    /// none, so that the grid's script can show it after a cell's edit.
     var pendingBanner: HTML {
-        guard frame.writes, frame.pending > 0 else { return .empty }
+        guard frame.writes else { return .empty }
         return """
-            <section class="pending"><p>\(frame.pending) unsaved change\(frame.pending == 1 ? "" : "s") in this page's context (<a href="\(Paths.changes)">see them</a>).</p>
+            <section class="pending" aria-live="polite"\(frame.pending > 0 ? .empty : " hidden" as HTML)><p><span id="pending-count">\(frame.pending) unsaved change\(frame.pending == 1 ? "" : "s")</span> in this page's context (<a href="\(Paths.changes)">see them</a>).</p>
             \(form(Paths.save, "Save", primary: true)) \(form(Paths.discard, "Discard"))</section>
 
             """

@@ -36,6 +36,9 @@ public struct WebRequest: Sendable {
     public var form: [(name: String, value: String)] { QueryItems.parse(String(decoding: body, as: UTF8.self)) }
 
     public func field(_ name: String) -> String? { form.first { $0.name == name }?.value }
+
+    /// Every value of a field given more than once (the selected rows' checkboxes).
+    public func fields(_ name: String) -> [String] { form.filter { $0.name == name }.map(\.value) }
 }
 
 extension Array where Element == String {

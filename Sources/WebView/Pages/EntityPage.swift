@@ -110,7 +110,17 @@ struct EntityPage {
                 if !arguments.isEmpty { body += "<p class=\"muted\">bound: \(arguments.map(\.text).joined(separator: ", "))</p>" }
                 body += "</details>"
             }
-            body += grid(objects, columns: columns, entity: name, sort: sort, query: query)
+            let pending = page.site.editor?.pendingGrid(name)
+            let editing = page.site.editor.map { editor in Self.editing(entity, editor, pending) }
+            if let editing, let pending {
+                body += editBar(name, frame: page.layout.frame)
+                let inserted = pending.inserted
+                if !inserted.isEmpty {
+                    body += "<div id=\"new\">" + grid(inserted, columns: columns, entity: name, sort: nil, query: { _ in [] }, editing: editing,
+                                                      caption: "New \(name) objects, saved with the other changes") + "</div>"
+                }
+            }
+            body += grid(objects, columns: columns, entity: name, sort: sort, query: query, editing: editing)
             body += "<p class=\"pager\">"
             if after != nil { body += "<a href=\"\(Paths.entity(name, query: query([])))\">first page</a>" }
             if let next { body += "<a rel=\"next\" href=\"\(Paths.entity(name, query: query([("after", next)])))\">next \(size) ›</a>" }
@@ -149,7 +159,7 @@ struct EntityPage {
     /// The grid of the page's objects: `GridView`, with sort links in the headers of the
     /// columns that sort.
     func grid(_ objects: [OutputValue], columns: [Column], entity: String, sort: String?,
-              query: ([(String, String)]) -> [(String, String)]) -> HTML {
+              query: ([(String, String)]) -> [(String, String)], editing: GridView.Editing? = nil, caption: String? = nil) -> HTML {
         let current = sort.map { String($0.split(separator: ":").first ?? "") }
         let descending = sort?.hasSuffix(":desc") == true
         let gridColumns = columns.map { column -> GridView.Column in
@@ -160,7 +170,37 @@ struct EntityPage {
             return GridView.Column(key: column.key, heading: "<a class=\"\(column.key == current ? "sorted" : "")\" href=\"\(link)\">\(column.heading)\(arrow)</a>",
                                    bytes: column.bytes)
         }
-        return GridView.html(objects, columns: gridColumns)
+        return GridView.html(objects, columns: gridColumns, editing: editing, caption: caption)
+    }
+
+    /// What an editing grid of `entity` marks and lets the user change: attributes that are
+    /// stored and settable (not bytes, not derived), to-ones by their destination.
+    static func editing(_ entity: EntityMapping, _ editor: Editor,
+                        _ pending: (values: [String: [String: OutputValue]], deleted: Set<String>, inserted: [OutputValue])?) -> GridView.Editing {
+        var editing = GridView.Editing()
+        for a in entity.storedAttributes where !a.attribute.isDerived && !a.attribute.isReadOnly
+            && ![.binaryData, .transformable, .codable, .objectID].contains(a.attribute.type) {
+            editing.editable[a.attribute.name] = .some(nil)
+        }
+        for r in entity.relationships where !r.relationship.isTransient && !r.relationship.isToMany && !r.relationship.isReadOnly {
+            editing.editable[r.relationship.name] = .some(r.relationship.destinationEntityName)
+        }
+        editing.pending = pending?.values ?? [:]
+        editing.deleted = pending?.deleted ?? []
+        editing.problems = Dictionary(editor.problems, uniquingKeysWith: { a, _ in a })
+        return editing
+    }
+
+    /// Above an editing grid: a new object, a delete of the selected ones, and how to edit.
+    func editBar(_ entity: String, frame: Layout.Frame) -> HTML {
+        """
+        <div class="edit-bar" role="toolbar" aria-label="edit \(entity)">\
+        <form class="inline" method="post" action="\(Paths.insert)"><input type="hidden" name="csrf" value="\(frame.csrfToken)">\
+        <input type="hidden" name="entity" value="\(entity)"><button id="new-object">New \(entity)</button></form> \
+        <form class="inline" id="delete-selected" method="post" action="\(Paths.delete)"><input type="hidden" name="csrf" value="\(frame.csrfToken)">\
+        <input type="hidden" name="back" value="\(Paths.entity(entity))"><button id="delete-objects">Delete selected</button></form> \
+        <span class="muted">Double-click a cell or press Enter to edit it; Enter sets it, Tab sets it and moves on, Escape cancels. Nothing is saved until Save.</span></div>
+        """
     }
 
     /// The rows with each binary column's length (`{"length": N}`, or nil), read without

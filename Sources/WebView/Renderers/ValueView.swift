@@ -67,9 +67,10 @@ enum ValueView {
         return "\(String(text.prefix(characters)))<span class=\"muted\">… (\(text.count - characters) more characters)</span>"
     }
 
-    /// `x-coredata://UUID/Person/p3` → `Person/p3`.
+    /// `x-coredata://UUID/Person/p3` → `Person/p3`; a temporary ID → `Person/t2`.
     static func shortID(_ id: String) -> String {
         guard let parsed = ObjectID.parse(id) else { return id }
+        if parsed.primaryKey < 0 { return "\(parsed.entityName)/t\(-parsed.primaryKey)" }
         return "\(parsed.entityName)/p\(parsed.primaryKey)"
     }
 

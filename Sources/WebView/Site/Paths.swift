@@ -15,10 +15,15 @@ public enum Route: Equatable, Sendable {
     case transaction(Int64)
     case login, events, stylesheet, script, favicon
     case blob(entity: String, key: Int64, attribute: String)
-    case edit, save, discard, acknowledge
+    case edit, save, discard, acknowledge, insert, delete
+    /// A to-one cell's choices: objects of an entity matching typed text (JSON).
+    case choices
 
     /// How a page is answered: as HTML, its JSON twin, or (a grid) CSV.
     public enum Form: Equatable, Sendable { case html, json, csv }
+
+    /// The routes that change the pending context: POSTs only, and only with `--write`.
+    static let changing: [Route] = [.edit, .save, .discard, .acknowledge, .insert, .delete]
 
     static let pageNames: Set<String> = ["model", "history", "doctor", "changes", "index"]
 
@@ -57,6 +62,9 @@ public enum Route: Equatable, Sendable {
             case ["save"]: return (.save, .html)
             case ["discard"]: return (.discard, .html)
             case ["acknowledge"]: return (.acknowledge, .html)
+            case ["insert"]: return (.insert, .html)
+            case ["delete"]: return (.delete, .html)
+            case ["choices"]: return (.choices, .json)
             case let rest where rest.count == 2 && rest[0] == "entity": return (.entity(rest[1]), form)
             case let rest where rest.count == 5 && rest[0] == "blob":
                 guard let key = objectKey(rest[2]) else { return nil }
@@ -110,6 +118,9 @@ public enum Paths {
     public static let save = "/-/save"
     public static let discard = "/-/discard"
     public static let acknowledge = "/-/acknowledge"
+    public static let insert = "/-/insert"
+    public static let delete = "/-/delete"
+    public static let choices = "/-/choices"
 
     public static func entity(_ name: String, query: [(String, String)] = [], form: Route.Form = .html) -> String {
         let base = Route.pageNames.contains(name) || name == "-" ? "/-/entity/" + segment(name) : "/" + segment(name)
@@ -120,9 +131,10 @@ public enum Paths {
         "/" + segment(entity) + "/p\(key)" + suffix(form)
     }
 
-    /// An object ID as the command line writes it (`Person/p3`, or its URI) as a path.
+    /// An object ID as the command line writes it (`Person/p3`, or its URI) as a path; nil
+    /// for a temporary ID, whose object has no page until it is saved.
     public static func object(_ id: String) -> String? {
-        guard let parsed = ObjectID.parse(id) else { return nil }
+        guard let parsed = ObjectID.parse(id), parsed.primaryKey > 0 else { return nil }
         return object(parsed.entityName, parsed.primaryKey)
     }
 

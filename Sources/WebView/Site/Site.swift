@@ -74,8 +74,8 @@ public final class Site: @unchecked Sendable {
         case "GET", "HEAD":
             break
         case "POST":
-            guard [.edit, .save, .discard, .acknowledge].contains(route) else {
-                return Refusals.page(405, "This page is read with GET; a change is a POST to /-/edit, /-/save or /-/discard.")
+            guard Route.changing.contains(route) else {
+                return Refusals.page(405, "This page is read with GET; a change is a POST to /-/edit, /-/insert, /-/delete, /-/save or /-/discard.")
             }
             guard let editor else {
                 return Refusals.page(403, "This web view is read-only: start it with cdinspect browse --write to change the store.")
@@ -85,8 +85,12 @@ public final class Site: @unchecked Sendable {
         default:
             return Refusals.page(405, "\(request.method) is not a method this server answers.")
         }
-        if [.edit, .save, .discard, .acknowledge].contains(route) {
+        if Route.changing.contains(route) {
             return Refusals.page(405, "A change is a POST from a page's form.")
+        }
+        if route == .choices {
+            guard let editor else { return Refusals.page(404, "Choices are offered to a web view that edits (cdinspect browse --write).") }
+            return scope.run { editor.choicesAnswer(request) }
         }
         switch route {
         case .stylesheet: return WebResponse(contentType: "text/css; charset=utf-8", bytes: Array(Stylesheet.text.utf8))

@@ -1,14 +1,30 @@
 import Foundation
 import XCTest
 
-/// Headless Chromium, driven through WebDriver (W3C, as chromedriver speaks it): a browser a
-/// test uses as a person does, by links, forms and clicks, and asks what it shows, what its
-/// scripts set and what its console said. Where Chromium or its driver is missing the tests
-/// skip, saying so (`RequiredTools`); CI installs both and requires them.
+/// A browser driven through WebDriver, used by a test as a person uses it: by links, forms,
+/// clicks and keys, and asked what it shows and what its scripts set. Three engines:
+/// headless Chromium (chromedriver), WebKitGTK, Safari's engine (WebKitWebDriver with
+/// MiniBrowser on an Xvfb display), and Firefox ESR (headless, through its own Marionette
+/// protocol: no geckodriver). Where an engine is missing the tests skip, saying so
+/// (`RequiredTools`); CI installs Chromium and requires it.
 final class WebDriver {
-    private let driver: ChildProcess
-    private let base: URL
-    private let session: String
+    enum Engine: String, CaseIterable {
+        case chromium, webkit, firefox
+
+        /// Whether this run asks for the engine: Chromium always; the others when
+        /// `CDINSPECT_BROWSERS` names them (`Tests/browsers.sh` names all three).
+        func require() throws {
+            guard self != .chromium else { return }
+            let asked = (ProcessInfo.processInfo.environment["CDINSPECT_BROWSERS"] ?? "chromium").split(separator: ",").map(String.init)
+            guard asked.contains(rawValue) else { throw XCTSkip("\(rawValue) runs from Tests/browsers.sh (CDINSPECT_BROWSERS=chromium,webkit,firefox)") }
+        }
+    }
+
+    let engine: Engine
+    private var processes: [ChildProcess] = []
+    private var base: URL?
+    private var session = ""
+    private var marionette: Marionette?
     private let profile: URL
 
     static var chromium: URL {
@@ -22,49 +38,127 @@ final class WebDriver {
         get throws { try RequiredTools.require("chromedriver", candidates: ["/usr/bin/chromedriver"], install: "apt-get install chromium-driver") }
     }
 
-    init() throws {
-        let browser = try Self.chromium
-        let driverPath = try Self.chromedriver
-        profile = FileManager.default.temporaryDirectory.appendingPathComponent("cdinspect-chromium-\(UUID().uuidString)")
+    init(_ engine: Engine = .chromium) throws {
+        try engine.require()
+        self.engine = engine
+        profile = FileManager.default.temporaryDirectory.appendingPathComponent("cdinspect-\(engine.rawValue)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-        var started: (ChildProcess, URL)?
+        do {
+            switch engine {
+            case .chromium: try startChromium()
+            case .webkit: try startWebKit()
+            case .firefox: try startFirefox()
+            }
+        } catch {
+            stopProcesses()
+            throw error
+        }
+    }
+
+    private static func failure(_ code: Int, _ text: String) -> NSError {
+        NSError(domain: "WebDriver", code: code, userInfo: [NSLocalizedDescriptionKey: text])
+    }
+
+    /// A W3C WebDriver server (`arguments` plus its port) answering on a free port.
+    private func startDriver(_ arguments: [String], environment: [String: String]) throws -> URL {
         for _ in 0..<5 {
             let port = Int.random(in: 20_000...60_000)
-            let process = try ChildProcess([driverPath.path, "--port=\(port)", "--allowed-ips=127.0.0.1"],
-                                           environment: ProcessInfo.processInfo.environment, files: [:])
+            let process = try ChildProcess(arguments + ["--port=\(port)"], environment: environment, files: [:])
             let url = URL(string: "http://127.0.0.1:\(port)")!
             let deadline = Date(timeIntervalSinceNow: 10)
-            var ready = false
             // A driver that could not take the port ends at once: another port is tried.
-            while Date() < deadline, !ready, process.pollEnding() == nil {
-                if let status = try? Self.request("GET", url.appendingPathComponent("status"), nil), status["value"] != nil { ready = true } else {
-                    Thread.sleep(forTimeInterval: 0.05)
+            while Date() < deadline, process.pollEnding() == nil {
+                if let status = try? Self.request("GET", url.appendingPathComponent("status"), nil), status["value"] != nil {
+                    processes.append(process)
+                    return url
                 }
-            }
-            if ready {
-                started = (process, url)
-                break
+                Thread.sleep(forTimeInterval: 0.05)
             }
             kill(process.pid, SIGTERM)
             _ = process.waitForEnding()
         }
-        guard let (process, url) = started else { throw NSError(domain: "WebDriver", code: 1, userInfo: [NSLocalizedDescriptionKey: "chromedriver did not start"]) }
-        driver = process
-        base = url
-        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
+        throw Self.failure(1, "\(arguments[0]) did not start")
+    }
+
+    private func newSession(_ capabilities: [String: Any]) throws {
+        let created = try Self.request("POST", base!.appendingPathComponent("session"), ["capabilities": ["alwaysMatch": capabilities]])
+        guard let value = created["value"] as? [String: Any], let id = value["sessionId"] as? String else {
+            throw Self.failure(2, "no session: \(created)")
+        }
+        session = id
+    }
+
+    private func startChromium() throws {
+        let browser = try Self.chromium
+        base = try startDriver([try Self.chromedriver.path, "--allowed-ips=127.0.0.1"], environment: ProcessInfo.processInfo.environment)
+        try newSession([
             "browserName": "chrome",
             "goog:chromeOptions": ["binary": browser.path,
                                    "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                                             "--window-size=1280,900", "--user-data-dir=\(profile.path)"]],
             "goog:loggingPrefs": ["browser": "ALL"],
-        ]]]
-        let created = try Self.request("POST", base.appendingPathComponent("session"), capabilities)
-        guard let value = created["value"] as? [String: Any], let id = value["sessionId"] as? String else {
-            kill(process.pid, SIGTERM)
-            _ = process.waitForEnding()
-            throw NSError(domain: "WebDriver", code: 2, userInfo: [NSLocalizedDescriptionKey: "no session: \(created)"])
+        ])
+    }
+
+    /// WebKitGTK's driver and MiniBrowser, on an X display of their own (Xvfb).
+    private func startWebKit() throws {
+        let driver = try RequiredTools.require("WebKitWebDriver", install: "apt-get install webkit2gtk-driver")
+        let xvfb = try RequiredTools.require("Xvfb", install: "apt-get install xvfb")
+        let miniBrowser = ["/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser", "/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser",
+                           "/usr/libexec/webkit2gtk-4.1/MiniBrowser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let miniBrowser else { throw XCTSkip("MiniBrowser (webkit2gtk-driver's browser) is not installed: the WebKit tests skip") }
+        var environment = ProcessInfo.processInfo.environment
+        var display: Int?
+        for _ in 0..<5 {
+            let number = Int.random(in: 100...900)
+            let server = try ChildProcess([xvfb.path, ":\(number)", "-screen", "0", "1280x900x24", "-nolisten", "tcp"], environment: environment, files: [:])
+            let socket = "/tmp/.X11-unix/X\(number)"
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while Date() < deadline, server.pollEnding() == nil, !FileManager.default.fileExists(atPath: socket) { Thread.sleep(forTimeInterval: 0.05) }
+            if server.pollEnding() == nil, FileManager.default.fileExists(atPath: socket) {
+                processes.append(server)
+                display = number
+                break
+            }
+            kill(server.pid, SIGTERM)
+            _ = server.waitForEnding()
         }
-        session = id
+        guard let display else { throw Self.failure(1, "Xvfb did not start") }
+        environment["DISPLAY"] = ":\(display)"
+        base = try startDriver([driver.path], environment: environment)
+        try newSession(["browserName": "MiniBrowser",
+                        "webkitgtk:browserOptions": ["binary": miniBrowser, "args": ["--automation", "--geometry=1280x900"]]])
+    }
+
+    /// Firefox, headless, with Marionette on a port of its own.
+    private func startFirefox() throws {
+        let firefox = try RequiredTools.require("firefox-esr", candidates: ["/usr/bin/firefox-esr", "/usr/bin/firefox"], install: "apt-get install firefox-esr")
+        let port = Int.random(in: 20_000...60_000)
+        let prefs = [
+            "marionette.port": "\(port)", "browser.shell.checkDefaultBrowser": "false", "datareporting.policy.dataSubmissionEnabled": "false",
+            "toolkit.telemetry.reportingpolicy.firstRun": "false", "browser.startup.homepage_override.mstone": "\"ignore\"",
+            "app.update.disabledForTesting": "true", "browser.tabs.warnOnClose": "false", "network.captive-portal-service.enabled": "false",
+            "browser.safebrowsing.update.enabled": "false", "remote.prefs.recommended": "true",
+        ]
+        try prefs.map { "user_pref(\"\($0.key)\", \($0.value));" }.joined(separator: "\n").write(to: profile.appendingPathComponent("user.js"), atomically: true, encoding: .utf8)
+        var environment = ProcessInfo.processInfo.environment
+        environment["MOZ_HEADLESS"] = "1"
+        environment["MOZ_HEADLESS_WIDTH"] = "1280"
+        environment["MOZ_HEADLESS_HEIGHT"] = "900"
+        let process = try ChildProcess([firefox.path, "--marionette", "--headless", "--no-remote", "--profile", profile.path, "about:blank"],
+                                       environment: environment, files: [:])
+        processes.append(process)
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while Date() < deadline, process.pollEnding() == nil {
+            if let connection = try? Marionette(port: port) {
+                marionette = connection
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        guard let marionette else { throw Self.failure(1, "Firefox's Marionette did not answer on port \(port)") }
+        _ = try marionette.call("WebDriver:NewSession", ["capabilities": ["alwaysMatch": ["acceptInsecureCerts": true]]])
+        _ = try? marionette.call("WebDriver:SetWindowRect", ["width": 1280, "height": 900])
     }
 
     deinit { quit() }
@@ -73,17 +167,30 @@ final class WebDriver {
     func quit() {
         guard !quitDone else { return }
         quitDone = true
-        _ = try? Self.request("DELETE", base.appendingPathComponent("session/\(session)"), nil)
-        kill(driver.pid, SIGTERM)
-        _ = driver.waitForEnding()
+        if let marionette {
+            _ = try? marionette.call("Marionette:Quit", ["flags": ["eForceQuit"]])
+            marionette.close()
+        } else if let base, !session.isEmpty {
+            _ = try? Self.request("DELETE", base.appendingPathComponent("session/\(session)"), nil)
+        }
+        stopProcesses()
         try? FileManager.default.removeItem(at: profile)
+    }
+
+    private func stopProcesses() {
+        for process in processes.reversed() {
+            kill(process.pid, SIGTERM)
+            _ = process.waitForEnding()
+        }
+        processes = []
     }
 
     // MARK: Commands
 
     @discardableResult
     private func command(_ method: String, _ path: String, _ body: [String: Any]? = nil) throws -> Any? {
-        let answer = try Self.request(method, base.appendingPathComponent("session/\(session)/\(path)"), body ?? (method == "POST" ? [:] : nil))
+        if let marionette { return try marionette.command(method, path, body) }
+        let answer = try Self.request(method, base!.appendingPathComponent("session/\(session)/\(path)"), body ?? (method == "POST" ? [:] : nil))
         if let value = answer["value"] as? [String: Any], let error = value["error"] as? String {
             throw NSError(domain: "WebDriver", code: 3, userInfo: [NSLocalizedDescriptionKey: "\(path): \(error): \(value["message"] ?? "")"])
         }
@@ -91,7 +198,14 @@ final class WebDriver {
     }
 
     func go(_ url: String) throws { try command("POST", "url", ["url": url]) }
-    func back() throws { try command("POST", "back") }
+    /// Back one page, waiting for it to load (some drivers answer before it has).
+    func back() throws {
+        try execute("window.__cdinspectOldPage = true")
+        try command("POST", "back")
+        _ = try wait(15) {
+            (try? execute("return window.__cdinspectOldPage === undefined && document.readyState === 'complete'") as? Bool) == true
+        }
+    }
     var url: String { get throws { try command("GET", "url") as? String ?? "" } }
     var title: String { get throws { try command("GET", "title") as? String ?? "" } }
     var source: String { get throws { try command("GET", "source") as? String ?? "" } }
@@ -124,7 +238,7 @@ final class WebDriver {
     }
 
     func type(_ css: String, _ text: String) throws {
-        guard let id = try element(css) else { throw NSError(domain: "WebDriver", code: 4, userInfo: [NSLocalizedDescriptionKey: "no \(css)"]) }
+        guard let id = try element(css) else { throw Self.failure(4, "no \(css)") }
         try command("POST", "element/\(id)/clear")
         try command("POST", "element/\(id)/value", ["text": text])
     }
@@ -143,7 +257,7 @@ final class WebDriver {
     /// (elements, scripts, clicks) is the frame's.
     func frame(_ css: String?) throws {
         guard let css else { try command("POST", "frame", ["id": NSNull()]); return }
-        guard let id = try element(css) else { throw NSError(domain: "WebDriver", code: 5, userInfo: [NSLocalizedDescriptionKey: "no frame \(css)"]) }
+        guard let id = try element(css) else { throw Self.failure(5, "no frame \(css)") }
         try command("POST", "frame", ["id": ["element-6066-11e4-a52e-4f735466cecf": id]])
     }
 
@@ -157,9 +271,43 @@ final class WebDriver {
         Data(base64Encoded: try command("GET", "screenshot") as? String ?? "") ?? Data()
     }
 
-    /// What the console said since the last call (`level`, `message`).
+    /// What the console said since the last call (`level`, `message`). Only Chromium's
+    /// driver hands its console out; in the other engines the page's script keeps count of
+    /// its own errors and of the content-security policy's refusals (`data-script-errors`,
+    /// `data-csp-refusals` on the document), and those are what is reported, as SEVERE.
     func console() throws -> [[String: Any]] {
-        try command("POST", "se/log", ["type": "browser"]) as? [[String: Any]] ?? []
+        guard engine == .chromium else {
+            let found = try execute("""
+                var d = document.documentElement;
+                return [d.getAttribute("data-script-errors") || "", d.getAttribute("data-csp-refusals") || ""];
+                """) as? [String] ?? []
+            return found.filter { !$0.isEmpty }.map { ["level": "SEVERE", "message": $0] }
+        }
+        return try command("POST", "se/log", ["type": "browser"]) as? [[String: Any]] ?? []
+    }
+
+    /// Double-clicks the first element `css` selects, as a pointer would.
+    func doubleClick(_ css: String) throws {
+        guard let id = try element(css) else { throw Self.failure(4, "no \(css)") }
+        let origin = ["element-6066-11e4-a52e-4f735466cecf": id]
+        try command("POST", "actions", ["actions": [["type": "pointer", "id": "mouse", "parameters": ["pointerType": "mouse"], "actions": [
+            ["type": "pointerMove", "origin": origin, "x": 0, "y": 0, "duration": 0],
+            ["type": "pointerDown", "button": 0], ["type": "pointerUp", "button": 0],
+            ["type": "pointerDown", "button": 0], ["type": "pointerUp", "button": 0],
+        ]]]])
+        if engine != .firefox { _ = try? command("DELETE", "actions") }
+    }
+
+    /// Sends keys to the first element `css` selects, without clearing it (WebDriver's key
+    /// codes: `\u{E007}` Enter, `\u{E004}` Tab, `\u{E00C}` Escape).
+    func keys(_ css: String, _ text: String) throws {
+        guard let id = try element(css) else { throw Self.failure(4, "no \(css)") }
+        try command("POST", "element/\(id)/value", ["text": text])
+    }
+
+    /// Sets the window's size (a phone's width, a host's frame).
+    func resize(width: Int, height: Int) throws {
+        try command("POST", "window/rect", ["width": width, "height": height])
     }
 
     /// Waits (polling) until `condition` holds, up to `seconds`.
@@ -299,5 +447,109 @@ enum LoopbackHTTP {
         }
         if head.contains("transfer-encoding: chunked") { return bytes.suffix(5) == [48, 13, 10, 13, 10] }
         return false
+    }
+}
+
+/// Firefox's Marionette protocol, which WebDriver's commands mirror (geckodriver speaks it
+/// to Firefox): over TCP, each message `length:json`, a command `[0, id, name, parameters]`
+/// and its answer `[1, id, error, result]`. `command` takes the W3C paths `WebDriver` uses.
+final class Marionette {
+    private let fd: Int32
+    private var next = 1
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw NSError(domain: "Marionette", code: 1) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var tv = timeval(tv_sec: 120, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0, (try? receive()) != nil else {
+            Glibc.close(fd)
+            throw NSError(domain: "Marionette", code: 2, userInfo: [NSLocalizedDescriptionKey: "no Marionette greeting"])
+        }
+    }
+
+    func close() { Glibc.close(fd) }
+
+    /// One message: the length in ASCII digits, a colon, then that many bytes of JSON.
+    private func receive() throws -> Any {
+        var length = 0
+        var byte: UInt8 = 0
+        while true {
+            guard recv(fd, &byte, 1, 0) == 1 else { throw NSError(domain: "Marionette", code: 3, userInfo: [NSLocalizedDescriptionKey: "connection closed"]) }
+            if byte == UInt8(ascii: ":") { break }
+            length = length * 10 + Int(byte - 48)
+        }
+        var data = [UInt8](repeating: 0, count: length)
+        var got = 0
+        while got < length {
+            let n = data.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + got, length - got, 0) }
+            guard n > 0 else { throw NSError(domain: "Marionette", code: 3, userInfo: [NSLocalizedDescriptionKey: "connection closed"]) }
+            got += n
+        }
+        return try JSONSerialization.jsonObject(with: Data(data), options: [.fragmentsAllowed])
+    }
+
+    /// Sends a command and waits for its answer's result (its `value`, when it has one).
+    func call(_ name: String, _ parameters: [String: Any]) throws -> Any? {
+        let id = next
+        next += 1
+        let payload = try JSONSerialization.data(withJSONObject: [0, id, name, parameters] as [Any])
+        let message = Array("\(payload.count):".utf8) + [UInt8](payload)
+        var sent = 0
+        while sent < message.count {
+            let n = message.withUnsafeBytes { send(fd, $0.baseAddress! + sent, message.count - sent, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { throw NSError(domain: "Marionette", code: 4) }
+            sent += n
+        }
+        while true {
+            guard let answer = try receive() as? [Any], answer.count == 4, answer[1] as? Int == id else { continue }
+            if let error = answer[2] as? [String: Any] {
+                throw NSError(domain: "Marionette", code: 5, userInfo: [NSLocalizedDescriptionKey: "\(name): \(error["error"] ?? ""): \(error["message"] ?? "")"])
+            }
+            if let result = answer[3] as? [String: Any], result.count == 1, let value = result["value"] { return value }
+            return answer[3]
+        }
+    }
+
+    /// A W3C path (`element/ID/click`) as its Marionette command.
+    func command(_ method: String, _ path: String, _ body: [String: Any]?) throws -> Any? {
+        let parts = path.split(separator: "/").map(String.init)
+        let body = body ?? [:]
+        switch (method, parts.first ?? "") {
+        case ("POST", "url"): return try call("WebDriver:Navigate", body)
+        case ("GET", "url"): return try call("WebDriver:GetCurrentURL", [:])
+        case ("POST", "back"): return try call("WebDriver:Back", [:])
+        case ("GET", "title"): return try call("WebDriver:GetTitle", [:])
+        case ("GET", "source"): return try call("WebDriver:GetPageSource", [:])
+        case ("POST", "elements"): return try call("WebDriver:FindElements", body)
+        case ("POST", "execute"): return try call("WebDriver:ExecuteScript", body)
+        case ("GET", "screenshot"): return try call("WebDriver:TakeScreenshot", ["full": false])
+        case ("POST", "actions"): return try call("WebDriver:PerformActions", body)
+        case ("POST", "window"): return try call("WebDriver:SetWindowRect", body)
+        case ("POST", "frame"):
+            if let reference = body["id"] as? [String: Any], let element = reference.values.first as? String {
+                return try call("WebDriver:SwitchToFrame", ["element": element, "focus": true])
+            }
+            return try call("WebDriver:SwitchToFrame", [:])
+        case (_, "element") where parts.count >= 3:
+            let id = parts[1]
+            switch (method, parts[2]) {
+            case ("POST", "click"): return try call("WebDriver:ElementClick", ["id": id])
+            case ("POST", "clear"): return try call("WebDriver:ElementClear", ["id": id])
+            case ("POST", "value"): return try call("WebDriver:ElementSendKeys", ["id": id, "text": body["text"] ?? ""])
+            case ("GET", "text"): return try call("WebDriver:GetElementText", ["id": id])
+            case ("GET", "attribute") where parts.count == 4: return try call("WebDriver:GetElementAttribute", ["id": id, "name": parts[3]])
+            default: break
+            }
+        default: break
+        }
+        throw NSError(domain: "Marionette", code: 6, userInfo: [NSLocalizedDescriptionKey: "no Marionette command for \(method) \(path)"])
     }
 }

@@ -96,3 +96,22 @@ public struct DeleteCommand: SessionCommand {
         try c.delete(object)
     }
 }
+
+public struct ValidateCommand: SessionCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check an object as a save would (validateForUpdate), without saving.",
+        discussion: "Required values, the model's minimum, maximum and pattern, and to-many counts; each failure is named, and the status is non-zero when any is found.")
+
+    @Argument(help: "The object ID.") public var id: String
+    @OptionGroup public var context: ContextOption
+
+    public init() {}
+
+    public func run(in session: Session) throws {
+        let (c, object) = try context.object(id, in: session)
+        let failures = try c.validationFailures(of: object)
+        guard failures.isEmpty else { throw ContextError.invalid(failures) }
+        session.output.line("\(object.objectID.uri): valid")
+    }
+}

@@ -35,7 +35,23 @@ enum GridView {
         return keys.map { Column(key: $0) }
     }
 
-    static func html(_ rows: [OutputValue], columns: [Column]) -> HTML {
+    /// What an editing grid (`browse --write`) adds: which columns edit (attributes, and
+    /// to-ones by their destination entity), the pending values and problems to mark, and
+    /// a box per row that selects it for a delete.
+    struct Editing {
+        /// Editable column keys; a to-one's value is its destination entity, else nil.
+        var editable: [String: String?] = [:]
+        /// Pending values, by `Person/p3` then key.
+        var pending: [String: [String: OutputValue]] = [:]
+        /// Objects deleted in the pending changes (`Person/p3`).
+        var deleted: Set<String> = []
+        /// Problems beside cells, by `Person/p3.key`.
+        var problems: [String: String] = [:]
+        /// The form the rows' boxes belong to.
+        var selectForm = "delete-selected"
+    }
+
+    static func html(_ rows: [OutputValue], columns: [Column], editing: Editing? = nil, caption: String? = nil) -> HTML {
         let hasObjects = rows.contains { $0["objectID"] != nil }
         var head: HTML = hasObjects ? "<tr><th>object</th>" : "<tr>"
         for column in columns { head += "<th>\(column.heading)</th>" }
@@ -43,9 +59,37 @@ enum GridView {
         var body: [HTML] = []
         for row in rows {
             let id = row["objectID"]?.stringValue
-            var cells: HTML = id.map { "<tr data-object=\"\($0)\"><td>\(ValueView.html(.objectID($0)))</td>" } ?? (hasObjects ? "<tr><td></td>" : "<tr>")
+            let short = id.map(ValueView.shortID)
+            var cells: HTML
+            if let id, let short, let editing {
+                // A saved object links to its page; a new one has none until it is saved.
+                let link: HTML = Paths.object(id) == nil ? "<span class=\"new-object\">\(short)</span>" : ValueView.html(.objectID(id))
+                cells = "<tr data-object=\"\(id)\" data-id=\"\(short)\"\(editing.deleted.contains(short) ? " class=\"deleted\"" as HTML : .empty)>"
+                cells += "<th scope=\"row\"><input type=\"checkbox\" form=\"\(editing.selectForm)\" name=\"object\" value=\"\(short)\" aria-label=\"select \(short)\"> \(link)</th>"
+            } else {
+                cells = id.map { "<tr data-object=\"\($0)\"><td>\(ValueView.html(.objectID($0)))</td>" } ?? (hasObjects ? "<tr><td></td>" : "<tr>")
+            }
             for column in columns {
                 let value = value(row, column.key)
+                // A value too long for a cell edits on its object's page, where it shows whole.
+                if let editing, let short, let target = editing.editable[column.key],
+                   editText(editing.pending[short]?[column.key] ?? value).count <= ValueView.cellCharacters {
+                    let pending = editing.pending[short]?[column.key]
+                    let problem = editing.problems["\(short).\(column.key)"]
+                    var classes: [String] = ValueView.isNumber(value) ? ["num"] : []
+                    if pending != nil { classes.append("pending-cell") }
+                    // The value as an edit takes it (text, not a link: a click edits); an
+                    // object's page is the arrow beside it.
+                    let current = pending ?? value
+                    cells += "<td data-key=\"\(column.key)\"\(target.map { " data-target=\"\($0)\"" as HTML } ?? .empty) tabindex=\"-1\" aria-readonly=\"false\""
+                    cells += "\(classes.isEmpty ? .empty : " class=\"\(classes.joined(separator: " "))\"" as HTML)><span class=\"cell-value\">\(editText(current))</span>"
+                    if target != nil, let path = Paths.object(current.text) {
+                        cells += " <a class=\"go\" href=\"\(path)\" aria-label=\"open \(editText(current))\">↗</a>"
+                    }
+                    if let problem { cells += "<span class=\"cell-error\" role=\"alert\">\(problem)</span>" }
+                    cells += "</td>"
+                    continue
+                }
                 if column.bytes {
                     let length = value["length"]?.intValue
                     let path = id.flatMap(Paths.object) ?? "#"
@@ -57,8 +101,23 @@ enum GridView {
             }
             body.append(cells + "</tr>")
         }
-        if rows.isEmpty { return "<table>\(head)</table><p class=\"muted\">No object matches.</p>" }
-        return "<table class=\"grid\">\(head)\(body)</table>"
+        let captionHTML: HTML = caption.map { "<caption>\($0)</caption>" } ?? .empty
+        if rows.isEmpty { return "<table>\(captionHTML)\(head)</table><p class=\"muted\">No object matches.</p>" }
+        if editing != nil {
+            return "<div class=\"grid-scroll\"><table class=\"grid editable\" role=\"grid\" aria-label=\"\(caption ?? "objects"): double-click a cell or press Enter to edit it\">\(captionHTML)\(head)\(body)</table></div>"
+        }
+        // Wide grids scroll sideways in their box, the object column kept in view; a word
+        // (a UUID, a date) is never broken to fit.
+        return "<div class=\"grid-scroll\"><table class=\"grid\">\(captionHTML)\(head)\(body)</table></div>"
+    }
+
+    /// A value as an edit of it is typed: nil, text as it is, an object as `Person/p3`.
+    static func editText(_ value: OutputValue) -> String {
+        switch value {
+        case .null: return "nil"
+        case .objectID, .objectURI: return ValueView.shortID(value.text)
+        default: return value.text
+        }
     }
 
     /// The value of a column's key in a row: a composite's element nested in its composite
