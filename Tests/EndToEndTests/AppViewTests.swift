@@ -109,7 +109,7 @@ final class AppViewTests: XCTestCase {
             <iframe id="app" sandbox="allow-scripts" width="\(width)" height="850"></iframe>
             <script>
             var data = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob("\(data.base64EncodedString())"), function (c) { return c.charCodeAt(0); })));
-            window.hostCalls = []; window.hostSeen = []; window.hostSizes = 0; window.hostHeights = []; window.hostReplies = [];
+            window.hostCalls = []; window.hostSeen = []; window.hostMessages = []; window.hostSizes = 0; window.hostHeights = []; window.hostReplies = [];
             var frame = document.getElementById("app");
             function post(message) { frame.contentWindow.postMessage(message, "*"); }
             window.hostPost = post;
@@ -119,6 +119,7 @@ final class AppViewTests: XCTestCase {
               if (event.source !== frame.contentWindow) return;
               var m = event.data;
               window.hostSeen.push(m.method || "response");
+              window.hostMessages.push(m);
               if (m.method === undefined) window.hostReplies.push(m);
               if (m.method === "ui/initialize") {
                 reply(m.id, { protocolVersion: "2026-01-26", hostInfo: { name: "test-host", version: "1" }, hostCapabilities: { serverTools: {} },
@@ -180,8 +181,16 @@ final class AppViewTests: XCTestCase {
 
         // The grid shows the fetched rows; an owner's link asks the host for that object.
         try show(browser, mcp, 1, "fetch", ["entity": "Car", "limit": 5], view: "grid")
+        // The grid draws the rows from the structured content though the server drew them too.
+        XCTAssertNotNil(try browser.element("[data-drawn='structured']"))
         XCTAssertEqual(try browser.elements("tr[data-object]").count, 5)
-        XCTAssertEqual(try browser.text("tr[data-object] td:nth-child(2)"), "Mustang")
+        // (The test host hands the result on re-encoded, its keys in any order: the name is
+        // found by its column's heading.)
+        let name = try browser.execute("""
+            var keys = Array.prototype.map.call(document.querySelectorAll("table.grid thead th"), function (th) { return th.textContent; });
+            return document.querySelector("tr[data-object]").children[keys.indexOf("name")].textContent;
+            """) as? String
+        XCTAssertEqual(name, "Mustang")
         try browser.click("tr[data-object] a[href='/Person/p1']")
         try browser.frame(nil)
         XCTAssertTrue(try browser.wait(10) { (try browser.execute("return window.hostCalls.length") as? Int ?? 0) == 1 })
@@ -284,6 +293,77 @@ final class AppViewTests: XCTestCase {
     /// people fit in under 3,000 pixels (no identifier broken a character a line), and the next
     /// answer, of one person, reports less than half of that: the frame follows the content
     /// down as well as up. A request the view does not handle is answered with -32601.
+    /// The extension's app-side rules (the MCP Apps SDK's validator catalogue, APP-001 to
+    /// APP-104), each checked on what the server and the views send: resources under `ui://`
+    /// as `text/html;profile=mcp-app` HTML documents that exist; tools' and resources' `_meta.ui`
+    /// of the schema's keys only; a meaningful `content` beside every view; and in a frame, a
+    /// `ui/initialize` with its capabilities first, `ui/notifications/initialized` next,
+    /// nothing but well-formed JSON-RPC of the extension's methods, the size as it changes.
+    func testTheViewsKeepTheExtensionsAppRules() throws {
+        let store = try Fixtures.exampleStore(in: folder, history: true).path
+        let (mcp, _) = try server(store, views: true)
+        defer { _ = mcp.finish() }
+        let tools = try XCTUnwrap(try result(mcp, 1, "tools/list")["tools"] as? [[String: Any]])
+        let listed = try XCTUnwrap(try result(mcp, 2, "resources/list")["resources"] as? [[String: Any]])
+        let listedURIs = Set(listed.compactMap { $0["uri"] as? String })
+        for tool in tools {
+            guard let ui = (tool["_meta"] as? [String: Any])?["ui"] as? [String: Any] else { continue }
+            let name = tool["name"] as? String ?? ""
+            XCTAssertTrue(Set(ui.keys).isSubset(of: ["resourceUri", "visibility"]), "APP-007 \(name): \(ui.keys)")
+            let uri = try XCTUnwrap(ui["resourceUri"] as? String)
+            XCTAssertTrue(uri.hasPrefix("ui://"), "APP-001 \(uri)")
+            XCTAssertTrue(listedURIs.contains(uri), "APP-005 \(uri) is not on the server")
+            if let visibility = ui["visibility"] as? [String] { XCTAssertTrue(Set(visibility).isSubset(of: ["model", "app"]), "APP-011 \(visibility)") }
+        }
+        for resource in listed where (resource["uri"] as? String)?.hasPrefix("ui://") == true {
+            if let ui = (resource["_meta"] as? [String: Any])?["ui"] as? [String: Any] {
+                XCTAssertTrue(Set(ui.keys).isSubset(of: ["csp", "permissions", "domain", "prefersBorder"]), "APP-008 \(ui.keys)")
+            }
+            let read = try result(mcp, 3, "resources/read", ["uri": resource["uri"] as? String ?? ""])
+            let content = try XCTUnwrap((read["contents"] as? [[String: Any]])?.first)
+            XCTAssertEqual(content["mimeType"] as? String, Self.mimeType, "APP-002")
+            let text = try XCTUnwrap(content["text"] as? String, "APP-003")
+            XCTAssertTrue(text.hasPrefix("<!DOCTYPE html>") && text.contains("<html") && text.hasSuffix("</html>"), "APP-004")
+        }
+        for (id, tool, arguments) in [(10, "fetch", ["entity": "Car", "limit": 3] as [String: Any]), (11, "sql", ["query": "SELECT 1 AS one"]),
+                                      (12, "model", ["view": "graph"]), (13, "doctor", [:]), (14, "history", ["limit": 5])] {
+            let answer = try result(mcp, id, "tools/call", ["name": tool, "arguments": arguments])
+            XCTAssertFalse(Self.texts(answer).joined().isEmpty, "APP-010 \(tool): no content for the model")
+        }
+
+        // In a frame, as a host meets the view.
+        let browser = try WebDriver()
+        defer { browser.quit() }
+        try show(browser, mcp, 20, "fetch", ["entity": "Car", "limit": 40], view: "grid", width: 640, follow: true)
+        try browser.frame(nil)
+        XCTAssertTrue(try browser.wait(10) { (try browser.execute("return window.hostSizes") as? Int ?? 0) > 0 }, "APP-104: no size reported")
+        let messages = try XCTUnwrap(try browser.execute("return window.hostMessages") as? [[String: Any]])
+        XCTAssertGreaterThanOrEqual(messages.count, 2)
+        XCTAssertEqual(messages.first?["method"] as? String, "ui/initialize", "APP-100")
+        let initialize = try XCTUnwrap(messages.first?["params"] as? [String: Any])
+        XCTAssertNotNil(initialize["appCapabilities"] as? [String: Any], "APP-101")
+        XCTAssertNotNil((initialize["appInfo"] as? [String: Any])?["name"] as? String)
+        XCTAssertNotNil(initialize["protocolVersion"] as? String)
+        XCTAssertNotNil(messages.first?["id"], "ui/initialize is a request")
+        XCTAssertEqual(messages.dropFirst().first?["method"] as? String, "ui/notifications/initialized", "APP-102")
+        let known: Set<String> = ["ui/initialize", "ui/notifications/initialized", "ui/notifications/size-changed", "tools/call", "resources/read",
+                                  "ui/open-link", "ui/message", "ui/request-display-mode", "ui/update-model-context", "notifications/message", "ping"]
+        for message in messages {
+            XCTAssertEqual(message["jsonrpc"] as? String, "2.0", "APP-103 \(message)")
+            if let method = message["method"] as? String {
+                XCTAssertTrue(known.contains(method), "APP-103: \(method) is no method of the extension")
+                if method.contains("/notifications/") { XCTAssertNil(message["id"], "a notification carries no id: \(message)") }
+                if method == "ui/notifications/size-changed" {
+                    let size = message["params"] as? [String: Any]
+                    XCTAssertNotNil(size?["height"] as? NSNumber, "\(message)")
+                }
+            } else {
+                XCTAssertNotNil(message["id"], "APP-103: neither a request, a notification nor a response: \(message)")
+                XCTAssertTrue((message["result"] != nil) != (message["error"] != nil), "\(message)")
+            }
+        }
+    }
+
     func testAViewReportsItsContentsHeightAndAnswersEveryRequest() throws {
         let browser = try WebDriver()
         defer { browser.quit() }

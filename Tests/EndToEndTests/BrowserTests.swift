@@ -292,6 +292,51 @@ final class BrowserTests: XCTestCase {
         XCTAssertEqual(try errors(browser), [])
     }
 
+    func testAPhoneWidthScrollsTheGridNotThePage() throws { try aPhoneWidthScrollsTheGridNotThePage(.chromium) }
+    func testAPhoneWidthScrollsTheGridNotThePageInWebKit() throws { try aPhoneWidthScrollsTheGridNotThePage(.webkit) }
+    func testAPhoneWidthScrollsTheGridNotThePageInFirefox() throws { try aPhoneWidthScrollsTheGridNotThePage(.firefox) }
+
+    /// In a phone's width (390 pixels) the pages fit the window: a wide grid scrolls sideways
+    /// in its own box, its object column kept in view, and an identifier or a date stays on
+    /// one line instead of breaking a character a line.
+    func aPhoneWidthScrollsTheGridNotThePage(_ engine: WebDriver.Engine) throws {
+        let browser = try WebDriver(engine)
+        defer { browser.quit() }
+        let store = try Fixtures.exampleStore(in: folder).path
+        let server = try BrowseServer(store, ["--write"])
+        defer { server.stop() }
+        try browser.resize(width: 390, height: 844)
+        try browser.go(server.login("/Person"))
+        let measure = """
+            var root = document.documentElement, box = document.querySelector(".grid-scroll");
+            function lines(css) {
+              var cell = document.querySelector(css), range = document.createRange();
+              range.selectNodeContents(cell.querySelector(".cell-value") || cell);
+              var tops = {};
+              Array.prototype.forEach.call(range.getClientRects(), function (r) { tops[Math.round(r.top)] = true; });
+              return Object.keys(tops).length;
+            }
+            var first = document.querySelector("table.grid tr[data-id='Person/p3'] > :first-child");
+            box.scrollLeft = 400;
+            var kept = first.getBoundingClientRect().left;
+            return [root.scrollWidth - window.innerWidth, box.scrollWidth > box.clientWidth ? 1 : 0,
+                    lines("tr[data-id='Person/p3'] td[data-key='id']"), lines("tr[data-id='Person/p3'] td[data-key='birthday']"), Math.round(kept)];
+            """
+        let grid = try browser.execute(measure) as? [Int] ?? []
+        XCTAssertEqual(grid.count, 5, "\(grid)")
+        guard grid.count == 5 else { return }
+        XCTAssertLessThanOrEqual(grid[0], 1, "the page is wider than the window by \(grid[0]) pixels")
+        XCTAssertEqual(grid[1], 1, "the grid does not scroll in its box")
+        XCTAssertEqual(grid[2], 1, "the UUID breaks over \(grid[2]) lines")
+        XCTAssertEqual(grid[3], 1, "the date breaks over \(grid[3]) lines")
+        XCTAssertLessThanOrEqual(abs(grid[4] - 16), 16, "the object column scrolled away (at \(grid[4]))")
+        try keep(browser, "phone-grid")
+        try browser.go(server.page("/Person/p3"))
+        let page = try browser.execute("return document.documentElement.scrollWidth - window.innerWidth") as? Int ?? -1
+        XCTAssertLessThanOrEqual(page, 1, "the object page is wider than the window by \(page) pixels")
+        try keep(browser, "phone-object")
+    }
+
     /// What a web view must refuse, sent raw; the server answers each and goes on serving.
     func testRequestsTheServerMustRefuse() throws {
         let store = try Fixtures.exampleStore(in: folder).path

@@ -3,11 +3,12 @@
 /// (JSON-RPC 2.0): `ui/initialize`, then `ui/notifications/initialized`; the tool's input and
 /// result as the host sends them; the host's theme and style variables where it gives them; its
 /// size as it changes (the content's height, so a frame shrinks with a shorter answer). It
-/// draws a result from the markup the server drew into the result's `_meta`
-/// (`AppView.fragment`), parsed in an inert document and cleaned of anything that could run
-/// (scripts, frames, event handlers, `javascript:` links) before it is shown, though the
-/// server's renderers already escape every store value; where the host passed on no `_meta`,
-/// from the result's structured content, every value set as text. A request it does not
+/// draws the grid's rows from the result's structured content, every value set as text; the
+/// model's, doctor's and history's drawings from the markup the server drew into the result's
+/// `_meta` (`AppView.fragment`), parsed in an inert document and cleaned of anything that could
+/// run (scripts, frames, event handlers, `javascript:` links) before it is shown, though the
+/// server's renderers already escape every store value, and from the structured content where
+/// the host passed on no `_meta`. A request it does not
 /// handle gets JSON-RPC's -32601. A link to an object, an entity or a
 /// transaction, and the next page, are asked of the host as tool calls (`fetch`, `history`, the
 /// same tool with the cursor): a view reaches the store no other way.
@@ -123,11 +124,14 @@ enum AppScript {
             var body = el("tbody");
             rows.forEach(function (row) {
               var tr = el("tr");
+              if (typeof row.objectID === "string") tr.setAttribute("data-object", row.objectID);
               keys.forEach(function (k) {
                 var td = el("td");
                 var v = row[k];
                 td.appendChild(isRecord(v) || Array.isArray(v) ? drawValue(v, depth + 1) : scalar(v));
+                // A number right-aligned; one word (an ID, a date) kept on one line.
                 if (typeof v === "number") td.className = "num";
+                else if (typeof v === "string" && !/\s/.test(v)) td.className = "token";
                 tr.appendChild(td);
               });
               body.appendChild(tr);
@@ -155,10 +159,16 @@ enum AppScript {
             }
             return wrap;
           }
+          // The grid draws its rows from the structured content, template and data apart as
+          // the extension intends; the views whose drawing needs the server's renderers (the
+          // model's diagram, doctor's and history's charts) show the markup it drew into
+          // `_meta`, and their structured content where a host dropped that.
+          var DATA_FIRST = document.body.getAttribute("data-view") === "grid";
           function render(result) {
             if (!result) return;
             var drawn = result._meta && result._meta[META];
-            if (!result.isError && (!drawn || typeof drawn.html !== "string") && result.structuredContent !== undefined) {
+            var hasMarkup = drawn && typeof drawn.html === "string";
+            if (!result.isError && (DATA_FIRST || !hasMarkup) && result.structuredContent !== undefined) {
               view.replaceChildren(drawStructured(lastTool, result.structuredContent));
               window.cdinspectView.rendered += 1;
               resized();

@@ -76,7 +76,7 @@ enum GridView {
                    editText(editing.pending[short]?[column.key] ?? value).count <= ValueView.cellCharacters {
                     let pending = editing.pending[short]?[column.key]
                     let problem = editing.problems["\(short).\(column.key)"]
-                    var classes: [String] = ValueView.isNumber(value) ? ["num"] : []
+                    var classes = cellClasses(pending ?? value)
                     if pending != nil { classes.append("pending-cell") }
                     // The value as an edit takes it (text, not a link: a click edits); an
                     // object's page is the arrow beside it.
@@ -97,7 +97,8 @@ enum GridView {
                         ?? "<td>\(ValueView.html(.null))</td>"
                     continue
                 }
-                cells += "<td\(ValueView.isNumber(value) ? " class=\"num\"" as HTML : .empty)>\(ValueView.html(value))</td>"
+                let kind = cellClasses(value)
+                cells += "<td\(kind.isEmpty ? .empty : " class=\"\(kind.joined(separator: " "))\"" as HTML)>\(ValueView.html(value))</td>"
             }
             body.append(cells + "</tr>")
         }
@@ -109,6 +110,18 @@ enum GridView {
         // Wide grids scroll sideways in their box, the object column kept in view; a word
         // (a UUID, a date) is never broken to fit.
         return "<div class=\"grid-scroll\"><table class=\"grid\">\(captionHTML)\(head)\(body)</table></div>"
+    }
+
+    /// A number is right-aligned; a value of one word (an identifier, a date, a URL) is a
+    /// token, kept on one line (hyphens would break a UUID or a date into pieces), while
+    /// text with spaces wraps at them.
+    static func cellClasses(_ value: OutputValue) -> [String] {
+        if ValueView.isNumber(value) { return ["num"] }
+        switch value {
+        case .string(let text) where !text.contains(where: \.isWhitespace): return ["token"]
+        case .date, .uuid, .objectID, .objectURI: return ["token"]
+        default: return []
+        }
     }
 
     /// A value as an edit of it is typed: nil, text as it is, an object as `Person/p3`.
