@@ -87,12 +87,7 @@ final class ModelValidationRuleTests: XCTestCase {
     /// value inside the bounds validates and saves.
     func testValidateAndSaveCheckTheRules() throws {
         let store = try Fixtures.exampleStore(in: folder).path
-        let model = folder.appendingPathComponent("People.xcdatamodel")
-        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
-        let contents = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("Examples/People.xcdatamodeld/People.xcdatamodel/contents"), encoding: .utf8)
-            .replacingOccurrences(of: #"attributeType="Integer 32" defaultValueString="0""#,
-                                  with: #"attributeType="Integer 32" minValueString="0" maxValueString="150" defaultValueString="0""#)
-        try contents.write(to: model.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        let model = try Fixtures.rangedExampleModel(in: folder)
         let refused = try CLI.run([store, "--model", model.path, "-c", "update Person/p3 age=200", "-c", "validate Person/p3"])
         XCTAssertNotEqual(refused.status, 0)
         XCTAssertTrue(refused.stderr.contains("a save would fail: Person") && refused.stderr.contains("age is 200, more than the model's maximum 150"), refused.stderr)

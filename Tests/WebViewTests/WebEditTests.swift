@@ -131,4 +131,53 @@ final class WebEditTests: XCTestCase {
         XCTAssertEqual(site.post("/-/save", []).status, 303)
         XCTAssertEqual(try SiteHarness.sqlite(site.path, "SELECT ZAGE FROM ZPERSON WHERE Z_PK = 1"), "1\n")
     }
+
+    /// The grid's requests (a cell set, a new object with its values, a delete once its rules
+    /// were shown), saved once, write what the REPL's `update`, `insert`, `delete` and `save`
+    /// write: the rows, their versions and the history's rows.
+    func testTheGridsEditsWriteWhatTheREPLWrites() throws {
+        let store = try historyStore()
+        let site = try SiteHarness(copying: store, writes: true)
+        let set = { (object: String, key: String, value: String) -> String in
+            SiteHarness.text(site.post("/-/edit", [("object", object), ("key", key), ("value", value), ("reply", "json")]))
+        }
+        XCTAssertTrue(set("Person/p2", "age", "40").contains(#""ok": true"#))
+        XCTAssertTrue(set("Person/p2", "age", "\"old\"").contains(#""ok": false"#), "a refused value is answered, not staged")
+        XCTAssertEqual(site.post("/-/insert", [("entity", "Person")]).status, 303)
+        let grid = SiteHarness.text(site.get("/Person"))
+        let fresh = try XCTUnwrap(grid.range(of: #"data-id="Person/t[0-9]+""#, options: .regularExpression).map { String(grid[$0].dropFirst(9).dropLast()) },
+                                  "the new person is listed above the grid")
+        XCTAssertTrue(set(fresh, "name", "\"dee\"").contains(#""ok": true"#))
+        XCTAssertTrue(set(fresh, "id", "E621E1F8-C36C-495A-93FC-0C247A3E6E59").contains(#""ok": true"#))
+        let asked = site.post("/-/delete", [("object", "Person/p3"), ("back", "/Person")])
+        XCTAssertEqual(asked.status, 200)
+        XCTAssertTrue(SiteHarness.text(asked).contains("Delete 1 object?"), SiteHarness.text(asked))
+        XCTAssertEqual(site.site.pendingChanges, 2, "nothing deleted before it is confirmed")
+        XCTAssertEqual(site.post("/-/delete", [("object", "Person/p3"), ("back", "/Person"), ("confirm", "yes")]).status, 303)
+        XCTAssertTrue(SiteHarness.text(site.get("/Person")).contains(#"data-id="Person/p3" class="deleted""#))
+        XCTAssertEqual(site.post("/-/save", []).status, 303)
+        XCTAssertTrue(SiteHarness.text(site.get("/changes")).contains("Saved"))
+
+        let repl = try SessionHarness(copying: store)
+        for line in ["context set author cdinspect-browse", "context set bundle cdinspect-browse", "update Person/p2 age=40",
+                     "insert Person name=\"dee\" id=E621E1F8-C36C-495A-93FC-0C247A3E6E59", "delete Person/p3", "save"] {
+            try repl.run(line)
+        }
+        XCTAssertEqual(try Self.rows(site.path), try Self.rows(repl.folder.appendingPathComponent(store.lastPathComponent).path))
+    }
+
+    /// Another process commits the object the page changed: Save is refused as the merge
+    /// policy (error, the default) refuses it, naming the object and the property, and the
+    /// edit stays pending; nothing is written over the other process's value.
+    func testAConflictWithAnotherProcesssCommitIsShown() throws {
+        let store = try historyStore()
+        let site = try SiteHarness(copying: store, writes: true)
+        XCTAssertEqual(site.post("/-/edit", [("object", "Person/p2"), ("key", "age"), ("value", "40")]).status, 303)
+        _ = try SiteHarness.sqlite(site.path, "UPDATE ZPERSON SET ZAGE = 99, Z_OPT = Z_OPT + 1 WHERE Z_PK = 2;")
+        XCTAssertEqual(site.post("/-/save", []).status, 303)
+        let outcome = SiteHarness.text(site.get("/changes"))
+        XCTAssertTrue(outcome.contains("Not saved: save failed with 1 merge conflict") && outcome.contains("Person/p2"), outcome)
+        XCTAssertEqual(site.site.pendingChanges, 1)
+        XCTAssertEqual(try SiteHarness.sqlite(site.path, "SELECT ZAGE FROM ZPERSON WHERE Z_PK = 2"), "99\n")
+    }
 }

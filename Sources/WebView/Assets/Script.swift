@@ -112,6 +112,7 @@ enum Script {
           function close() {
             if (!editing) return;
             editing.input.remove();
+            editing.td.classList.remove("editing");
             if (editing.list) editing.list.remove();
             editing.shown.hidden = false;
             editing = null;
@@ -158,6 +159,7 @@ enum Script {
               choices(target, input, list);
             }
             shown.hidden = true;
+            td.classList.add("editing");
             td.appendChild(input);
             editing = { td: td, input: input, shown: shown, old: input.value, list: list };
             input.focus();

@@ -25,7 +25,7 @@ enum Stylesheet {
         td.num { text-align: right; font-variant-numeric: tabular-nums; }
         table.grid td { max-width: 300px; overflow-wrap: break-word; } table.grid td:first-child, table.grid td a, table.grid th[scope=row] { white-space: nowrap; }
         .grid-scroll { overflow-x: auto; max-width: 100%; }
-        table.grid td.token { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+        table.grid td.token { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; } table.grid td.editing { overflow: visible; }
         .grid-scroll table.grid tr > :first-child { position: sticky; left: 0; z-index: 1; background: var(--soft); }
         .null { color: var(--muted); font-style: italic; }
         .muted, .note { color: var(--muted); }

@@ -32,7 +32,7 @@ struct HistoryPage {
                                         ("charted", .integer(Int64(all.rows.count))), ("chartedAll", .bool(!all.truncated))])
         return try page.answer(title: "History", crumbs: [page.storeCrumb, ("history", nil)], value: value) {
             var body: HTML = "<h1>History</h1>"
-            body += "<p>\(all.rows.count)\(all.truncated ? "+" : "") transactions, by "
+            body += "<p>\(all.rows.count)\(all.truncated ? "+" : "") transaction\(all.rows.count == 1 && !all.truncated ? "" : "s"), by "
             body += HTML.joined(HistoryView.series.map { key in
                 key == by ? "<strong>\(key)</strong>" : "<a href=\"\(Paths.history)?by=\(key)\">\(key)</a>"
             }, separator: " · ") + ":</p>"

@@ -108,6 +108,19 @@ enum Fixtures {
         return (store, modelFolder.path)
     }
 
+    /// The example model with an age range (0 to 150), as the model editor writes one, in
+    /// `folder`: for `--model`, so that a value out of the range is refused.
+    static func rangedExampleModel(in folder: URL) throws -> URL {
+        let model = folder.appendingPathComponent("People.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        let contents = try String(contentsOf: packageRoot.appendingPathComponent("Examples/People.xcdatamodeld/People.xcdatamodel/contents"), encoding: .utf8)
+        let ranged = contents.replacingOccurrences(of: #"attributeType="Integer 32" defaultValueString="0""#,
+                                                   with: #"attributeType="Integer 32" minValueString="0" maxValueString="150" defaultValueString="0""#)
+        guard ranged != contents else { throw NSError(domain: "Fixtures", code: 1, userInfo: [NSLocalizedDescriptionKey: "the example model's age changed"]) }
+        try ranged.write(to: model.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        return model
+    }
+
     /// `photos`: the sizes of the photos people get in turn (a photo over 131,072 bytes is an
     /// external data file, as Core Data stores it).
     static func exampleStore(in folder: URL, people: Int = 50, history: Bool = false, photos: [Int] = []) throws -> URL {

@@ -263,8 +263,8 @@ final class WebDriver {
 
     /// Runs `script` in the page (`return …` for a value).
     @discardableResult
-    func execute(_ script: String) throws -> Any? {
-        try command("POST", "execute/sync", ["script": script, "args": []])
+    func execute(_ script: String, _ arguments: [Any] = []) throws -> Any? {
+        try command("POST", "execute/sync", ["script": script, "args": arguments])
     }
 
     func screenshot() throws -> Data {
@@ -290,6 +290,8 @@ final class WebDriver {
     func doubleClick(_ css: String) throws {
         guard let id = try element(css) else { throw Self.failure(4, "no \(css)") }
         let origin = ["element-6066-11e4-a52e-4f735466cecf": id]
+        // A pointer moves only within the window: the element is brought into it first.
+        try execute("arguments[0].scrollIntoView({ block: 'center', inline: 'center' });", [origin])
         try command("POST", "actions", ["actions": [["type": "pointer", "id": "mouse", "parameters": ["pointerType": "mouse"], "actions": [
             ["type": "pointerMove", "origin": origin, "x": 0, "y": 0, "duration": 0],
             ["type": "pointerDown", "button": 0], ["type": "pointerUp", "button": 0],
