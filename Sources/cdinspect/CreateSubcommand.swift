@@ -31,26 +31,6 @@ struct CreateSubcommand: ParsableCommand {
             guard access(store, F_OK) != 0 else { throw CommandError.failed("\(store) exists: create makes a new store and never overwrites one") }
             let model: ManagedObjectModel
             do { model = try XcdatamodelReader.model(atPath: self.model) } catch { throw StoreError.invalidModel("\(error)") }
-            if let loop = model.inheritanceLoops.first { throw StoreError.invalidModel("the parent entities form a loop: \(loop)") }
-            // What Xcode refuses to compile, refused here: two entities, or two properties of one, by one name.
-            var names: Set<String> = []
-            for entity in model.entities where !names.insert(entity.name).inserted {
-                throw StoreError.invalidModel("the model names the entity \(entity.name) twice")
-            }
-            for entity in model.entities {
-                var properties: Set<String> = []
-                for property in entity.properties where !properties.insert(property.name).inserted {
-                    throw StoreError.invalidModel("\(entity.name) has two properties named \(property.name)")
-                }
-            }
-            for entity in model.entities {
-                if let parent = entity.superentityName, model.entity(named: parent) == nil {
-                    throw StoreError.invalidModel("\(entity.name)'s parent entity \(parent) is not in the model")
-                }
-                for case .relationship(let r) in entity.properties where model.entity(named: r.destinationEntityName) == nil {
-                    throw StoreError.invalidModel("\(entity.name).\(r.name) leads to \(r.destinationEntityName), which is not in the model")
-                }
-            }
             var options = StoreCreator.Options()
             options.persistentHistory = history
             options.requiresComputedHashes = true

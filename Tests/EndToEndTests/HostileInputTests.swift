@@ -42,7 +42,8 @@ final class DamagedValueTests: ExampleStoreTestCase {
     }
 
     /// A model whose parent entities loop (hand-edited XML; the same check guards the cache)
-    /// is refused in one line instead of recursing until the stack runs out.
+    /// is refused in one line instead of recursing until the stack runs out, by every command
+    /// that reads a model: one judgment of what Core Data would load.
     func testAModelWhoseParentsLoopIsRefused() throws {
         let contents = Fixtures.packageRoot.appendingPathComponent("Examples/People.xcdatamodeld/People.xcdatamodel/contents")
         let xml = try String(contentsOf: contents, encoding: .utf8)
@@ -51,11 +52,15 @@ final class DamagedValueTests: ExampleStoreTestCase {
         let model = folder.appendingPathComponent("Loop.xcdatamodel")
         try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
         try xml.write(to: model.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
-        for arguments in [["count", store!, "Person", "--model", model.path], [store!, "--model", model.path, "-c", "entities"]] {
+        let created = folder.appendingPathComponent("new.sqlite").path
+        for arguments in [["count", store!, "Person", "--model", model.path], [store!, "--model", model.path, "-c", "entities"],
+                          ["model", store!, "diff", model.path], ["doctor", store!, "--model", model.path], ["create", created, "--model", model.path]] {
             let result = try CLI.run(arguments)
-            XCTAssertEqual(result.status, 1)
-            XCTAssertEqual(result.stderr, "cdinspect: error: cannot read the model: the parent entities form a loop: Car → SportsCar → Car\n")
+            XCTAssertEqual(result.status, 1, "\(arguments): \(result.stdout)")
+            XCTAssertTrue(result.stderr.hasPrefix("cdinspect: error: ") && result.stderr.hasSuffix("the parent entities form a loop: Car → SportsCar → Car\n")
+                          && result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
         }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: created))
     }
 
     func testAPrimaryKeyCounterThatIsNotAnIntegerStopsASave() throws {

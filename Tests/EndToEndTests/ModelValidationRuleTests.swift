@@ -81,6 +81,10 @@ final class ModelValidationRuleTests: XCTestCase {
         XCTAssertEqual(title[0].problem(with: .string("ab")), "is \"ab\": Title must have a length between 3 and 50 chars.")
         XCTAssertNil(title[0].problem(with: .string("a title")))
         XCTAssertNotNil(title[1].problem(with: .string("no such word")))
+        // A model file cannot hold them: export writes the model and says which it left out.
+        let exported = try CLI.run(["model", sample.path, "export", folder.appendingPathComponent("export").path])
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        XCTAssertTrue(exported.stderr.contains("validation rules set in code are not written") && exported.stderr.contains("Book.title"), exported.stderr)
     }
 
     /// `validate` says what a save would refuse, and `save` refuses it, naming the rule; a
@@ -99,5 +103,29 @@ final class ModelValidationRuleTests: XCTestCase {
         XCTAssertEqual(fine.status, 0, fine.stderr)
         XCTAssertTrue(fine.stdout.contains("/Person/p3: valid"), fine.stdout)
         XCTAssertEqual(try CLI.run(["count", store, "Person", "--where", "age == 150"]).stdout, "1\n")
+    }
+
+    /// `create` keeps the rules in the new store's model cache, and `import` judges by them
+    /// as a save does: an age past the maximum is refused, and kept with `--as-is`, named.
+    func testCreateKeepsTheRulesAndImportJudgesByThem() throws {
+        let model = try Fixtures.rangedExampleModel(in: folder)
+        let created = folder.appendingPathComponent("ranged.sqlite").path
+        let made = try CLI.run(["create", created, "--model", model.path])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        // The new store's cache holds them (read by another process: an import refuses a
+        // store this one has opened).
+        let cached = try CLI.run(["model", created])
+        XCTAssertTrue(cached.stdout.contains(#"name="age" optional="YES" attributeType="Integer 32" minValueString="0" maxValueString="150""#), cached.stdout)
+        let document = folder.appendingPathComponent("people.json")
+        try Data(#"[{"name": "old", "id": "44444444-1111-4111-8111-111111111111", "age": 200}, {"name": "young", "id": "44444444-1111-4111-8111-111111111112", "age": 20}]"#.utf8)
+            .write(to: document)
+        let refused = try CLI.run(["import", created, document.path, "--entity", "Person"])
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        XCTAssertTrue(refused.stdout.contains("age is 200, more than the model's maximum 150"), refused.stdout)
+        XCTAssertEqual(try CLI.run(["count", created, "Person"]).stdout, "0\n")
+        let kept = try CLI.run(["import", created, document.path, "--entity", "Person", "--as-is"])
+        XCTAssertEqual(kept.status, 0, kept.stderr)
+        XCTAssertTrue(kept.stdout.contains("kept 1 as they are") && kept.stdout.contains("age is 200"), kept.stdout)
+        XCTAssertEqual(try CLI.run(["count", created, "Person"]).stdout, "2\n")
     }
 }

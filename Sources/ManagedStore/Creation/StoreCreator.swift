@@ -84,11 +84,18 @@ public enum StoreCreator {
         var tableOrder: [String] = []
         var indexes: [String] = []
         var joinTables: [String] = []
+        /// The columns each to-one's index covers, by table: a fetch index over just those is
+        /// not made again (two fetch indexes over the same columns both are: Screen Time's
+        /// `Z_CoreDevice_identifier` and `Z_CoreDevice_byIdentifier`).
+        var indexed: [String: Set<[String]>] = [:]
         func addColumn(_ table: String, _ column: String, _ type: String, index: Bool = false) {
             if tables[table] == nil { tableOrder.append(table); tables[table] = [] }
             guard !tables[table]!.contains(where: { $0.0 == column }) else { return }
             tables[table]!.append((column, type))
-            if index { indexes.append("CREATE INDEX \(SQL.identifier("\(table)_\(column)_INDEX")) ON \(SQL.identifier(table)) (\(SQL.identifier(column)))") }
+            if index {
+                indexes.append("CREATE INDEX \(SQL.identifier("\(table)_\(column)_INDEX")) ON \(SQL.identifier(table)) (\(SQL.identifier(column)))")
+                indexed[table, default: []].insert([column])
+            }
         }
         let roots = model.entities.filter { $0.superentityName == nil }.sorted { $0.name < $1.name }
         var rowColumns: [String: [String: String]] = [:]
@@ -107,7 +114,7 @@ public enum StoreCreator {
             return ColumnNaming.column(in: rowColumns[root]!, declaredBy: entity, property: property)!
         }
         func table(_ entity: String) -> String { ColumnNaming.tableName(root: model.rootEntity(of: entity)!.name) }
-        var joinTablesMade: Set<String> = []
+        var joins: [JoinTable] = []
         for root in roots {
             for entity in model.entityTree(root.name).sorted(by: { ids[$0.name]! < ids[$1.name]! }) {
                 let own = table(entity.name)
@@ -136,20 +143,11 @@ public enum StoreCreator {
                             }
                             continue
                         }
-                        // Many-to-many: one join table, named after the side whose entity sorts first.
+                        // Many-to-many: one join table, named after one side (`JoinTable.namedBy`).
                         let mine = (entity.name, r.name), theirs = (inverse!.declaredBy, inv.name)
-                        guard mine <= theirs else { continue }
-                        let name = "Z_\(ids[entity.name]!)\(r.name.uppercased())"
-                        guard joinTablesMade.insert(name).inserted else { continue }
-                        let reflexive = mine == theirs
-                        let source = reflexive ? "Z_\(ids[entity.name]!)\(r.name.uppercased())" : "Z_\(ids[entity.name]!)\(inv.name.uppercased())"
-                        let dest = reflexive ? "REFLEXIVE" : "Z_\(ids[destination.name]!)\(r.name.uppercased())"
-                        var columns = ["\(source) INTEGER", "\(dest) INTEGER"]
-                        if r.isOrdered && !reflexive { columns.append("Z_FOK_\(dest.dropFirst(2)) INTEGER") }
-                        if inv.isOrdered && !reflexive { columns.append("Z_FOK_\(source.dropFirst(2)) INTEGER") }
-                        columns.append("PRIMARY KEY (\(source), \(dest))")
-                        joinTables.append("CREATE TABLE \(SQL.identifier(name)) ( \(columns.joined(separator: ", ")) )")
-                        indexes.append("CREATE INDEX \(SQL.identifier("\(name)_\(dest)_INDEX")) ON \(SQL.identifier(name)) (\(dest), \(source))")
+                        guard JoinTable.namedBy(mine, theirs) else { continue }
+                        joins.append(JoinTable(entityID: ids[entity.name]!, relationship: r, inverse: inv, inverseID: ids[destination.name]!,
+                                               reflexive: mine == theirs))
                     } else {
                         let column = "Z\(ids[entity.name]!)" + r.name.uppercased()
                         addColumn(destinationTable, column, "INTEGER", index: true)
@@ -157,6 +155,31 @@ public enum StoreCreator {
                     }
                 }
             }
+        }
+        // The join tables in the order of the entities that name them, each column's name
+        // unique among every join table's (Photos' Z_3REPRESENTATIVEASSETS, then
+        // Z_3REPRESENTATIVEASSETS1; Wire's Z_14USERS1).
+        var joinColumns: Set<String> = []
+        var joinTablesMade: Set<String> = []
+        for join in joins.sorted(by: { ($0.entityID, $0.relationship.name) < ($1.entityID, $1.relationship.name) }) {
+            let name = "Z_\(join.entityID)\(join.relationship.name.uppercased())"
+            guard joinTablesMade.insert(name).inserted else { continue }
+            func unique(_ column: String) -> String {
+                var candidate = column, n = 0
+                while !joinColumns.insert(candidate).inserted {
+                    n += 1
+                    candidate = column + String(n)
+                }
+                return candidate
+            }
+            let source = join.reflexive ? name : unique("Z_\(join.entityID)\(join.inverse.name.uppercased())")
+            let dest = join.reflexive ? "REFLEXIVE" : unique("Z_\(join.inverseID)\(join.relationship.name.uppercased())")
+            var columns = ["\(source) INTEGER", "\(dest) INTEGER"]
+            if join.relationship.isOrdered && !join.reflexive { columns.append("Z_FOK_\(dest.dropFirst(2)) INTEGER") }
+            if join.inverse.isOrdered && !join.reflexive { columns.append("Z_FOK_\(source.dropFirst(2)) INTEGER") }
+            columns.append("PRIMARY KEY (\(source), \(dest))")
+            joinTables.append("CREATE TABLE \(SQL.identifier(name)) ( \(columns.joined(separator: ", ")) )")
+            indexes.append("CREATE INDEX \(SQL.identifier("\(name)_\(dest)_INDEX")) ON \(SQL.identifier(name)) (\(dest), \(source))")
         }
         var statements: [String] = []
         for table in tableOrder {
@@ -170,13 +193,17 @@ public enum StoreCreator {
             // `Z_<Entity>_<name>`, each column COLLATE BINARY in its order (CoreDataPlus's
             // SampleModel V2 store: Z_Car_byMakerAndNumberPlate). An R-tree index is a virtual
             // table Core Data makes with its own module; it is not written here.
+            // One over a to-one's key alone is not made, that key having its index: Screen
+            // Time's Usage has `byUser` over its to-one `user`, and its store only
+            // ZUSAGE_ZUSER_INDEX.
             for index in entity.fetchIndexes where !index.elements.isEmpty && !index.elements.contains(where: \.isRTree) {
                 let assigned = rowColumns[model.rootEntity(of: entity.name)?.name ?? ""] ?? [:]
-                let columns = index.elements.compactMap { element in
+                let names = index.elements.compactMap { element in
                     ColumnNaming.column(in: assigned, declaredBy: model.property(element.propertyName, of: entity.name)?.declaredBy ?? entity.name,
-                                        property: element.propertyName).map { "\(SQL.identifier($0)) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")" }
+                                        property: element.propertyName)
                 }
-                guard columns.count == index.elements.count else { continue }
+                guard names.count == index.elements.count, indexed[table(entity.name)]?.contains(names) != true else { continue }
+                let columns = zip(names, index.elements).map { name, element in "\(SQL.identifier(name)) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")" }
                 indexes.append("CREATE INDEX \(SQL.identifier("Z_\(entity.name)_\(index.name)")) ON \(SQL.identifier(table(entity.name))) (\(columns.joined(separator: ", ")))")
             }
             for constraint in entity.uniquenessConstraints {
@@ -308,7 +335,13 @@ public enum StoreCreator {
                        + "ZBUNDLEIDTS INTEGER, ZCONTEXTNAMETS INTEGER, ZPROCESSIDTS INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR, "
                        + "ZBUNDLEID VARCHAR, ZCONTEXTNAME VARCHAR, ZPROCESSID VARCHAR, ZQUERYGEN BLOB )")
         try db.execute(sql: "CREATE TABLE ATRANSACTIONSTRING ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR )")
+        // The indexes of every store Core Data wrote with history (CartKit, Notes 26, CoreDataPlus,
+        // PegaseUIData): the string keys' indexes, the author's and the timestamp's.
         try db.execute(sql: "CREATE INDEX ACHANGE_ZTRANSACTIONID_INDEX ON ACHANGE (ZTRANSACTIONID)")
+        for column in ["ZAUTHORTS", "ZBUNDLEIDTS", "ZCONTEXTNAMETS", "ZPROCESSIDTS"] {
+            try db.execute(sql: "CREATE INDEX ATRANSACTION_\(column)_INDEX ON ATRANSACTION (\(column))")
+        }
+        try db.execute(sql: "CREATE INDEX Z_TRANSACTION_TransactionAuthorIndex ON ATRANSACTION (ZAUTHOR COLLATE BINARY ASC)")
         try db.execute(sql: "CREATE INDEX Z_TRANSACTION_TransactionTimestampIndex ON ATRANSACTION (ZTIMESTAMP COLLATE BINARY ASC)")
         try db.execute(sql: "CREATE UNIQUE INDEX Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME COLLATE BINARY ASC)")
         for (id, name) in [(16001, "CHANGE"), (16002, "TRANSACTION"), (16003, "TRANSACTIONSTRING")] {
@@ -326,5 +359,26 @@ public enum StoreCreator {
             out += (0..<8).map { UInt8(truncatingIfNeeded: state >> (8 * UInt64($0))) }
         }
         return out
+    }
+}
+
+/// A many-to-many relationship's join table: the side that names it (`Z_<id><R>`), and its
+/// inverse, whose entity's number is the other column's.
+struct JoinTable {
+    let entityID: Int
+    let relationship: RelationshipDescription
+    let inverse: RelationshipDescription
+    let inverseID: Int
+    let reflexive: Bool
+
+    /// Whether `mine` (entity, relationship) names the join table it shares with `theirs`.
+    /// Between two entities, the one whose name sorts first (Photos: AdditionalAssetAttributes
+    /// before Keyword, Asset before Memory; knowledgeC, Screen Time). Between two
+    /// relationships of one entity, the one whose name sorts last: `Z_2BLOCKING(Z_2BLOCKEDBY,
+    /// Z_2BLOCKING)` in a store Core Data wrote for blocking/blockedBy, and Wire's
+    /// ignoredClients over ignoredByClients, DuckDuckGo's favorites over favoriteFolders.
+    static func namedBy(_ mine: (String, String), _ theirs: (String, String)) -> Bool {
+        if mine.0 == theirs.0 { return mine.1 >= theirs.1 }
+        return mine <= theirs
     }
 }

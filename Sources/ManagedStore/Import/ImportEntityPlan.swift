@@ -37,6 +37,8 @@ final class ImportEntityPlan {
     let externalSlots: [Int]
     private let defaults: [DatabaseValue?]
     private let required: [(slot: Int, name: String)]
+    /// The attributes with validation rules (the model's minimum, maximum, pattern), by slot.
+    private let ruled: [(slot: Int, attribute: AttributeDescription)]
     /// The relationships a save's checks can fail on: a required to-one, a to-many that is
     /// required or has a count bound. An optional, unbounded to-many cannot fail.
     private let checkedRelationships: [RelationshipDescription]
@@ -54,6 +56,7 @@ final class ImportEntityPlan {
         var attributeNames: [String] = []
         var attributes: [ImportAttribute] = []
         var required: [(slot: Int, name: String)] = []
+        var ruled: [(slot: Int, attribute: AttributeDescription)] = []
         for key in StoreWriter.rowKeys(entity) {
             if let a = entity.attribute(key), let column = a.column {
                 let slot = attributeNames.count
@@ -69,6 +72,7 @@ final class ImportEntityPlan {
                     defaults.append(nil)
                 }
                 if !a.attribute.isOptional && !a.attribute.isTransient { required.append((slot, key)) }
+                if !a.attribute.validationRules.isEmpty && !a.attribute.isTransient { ruled.append((slot, a.attribute)) }
             } else if let r = entity.relationship(key), case .foreignKey(let column, let entityColumn) = r.storage {
                 columns.append(.toOne(name: key, column: column, entityColumn: entityColumn))
                 names.append(column)
@@ -82,6 +86,7 @@ final class ImportEntityPlan {
         self.defaults = defaults
         self.attributeNames = attributeNames
         self.required = required
+        self.ruled = ruled
         self.attributes = attributes
         externalSlots = attributes.indices.filter {
             attributes[$0].type == .binaryData && attributes[$0].description.allowsExternalBinaryDataStorage
@@ -98,12 +103,20 @@ final class ImportEntityPlan {
     }
 
     /// The checks of a save (`validateForInsert`): required attributes and relationships,
-    /// to-many counts; what `values` break of them, in the model's order (empty: none).
+    /// the attributes' validation rules, to-many counts; what `values` break of them, in the
+    /// model's order (empty: none).
     /// `toManysGiven`: false when an update leaves the to-manys as stored.
     func brokenRules(_ values: Values, toManysGiven: Bool = true) -> [String] {
         var broken: [String] = []
         for (slot, name) in required where (values.attributes[slot] ?? .null).isNull {
             broken.append("\(name) is required")
+        }
+        for (slot, attribute) in ruled {
+            guard let stored = values.attributes[slot], !stored.isNull else { continue }
+            let value = AttributeValueDecoder.decode(StoredValue(stored), as: attribute, store: nil)
+            for rule in attribute.validationRules {
+                if let problem = rule.problem(with: value) { broken.append("\(attribute.name) \(problem)") }
+            }
         }
         for rel in checkedRelationships {
             if !rel.isToMany {

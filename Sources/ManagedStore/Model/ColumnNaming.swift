@@ -8,10 +8,18 @@ public enum ColumnNaming {
         var ids: [String: Int] = [:]
         func visit(_ entity: EntityDescription) {
             ids[entity.name] = ids.count + 1
-            for child in model.subentities(of: entity.name).sorted(by: { $0.name < $1.name }) { visit(child) }
+            for child in model.subentities(of: entity.name).sorted(by: { numberingOrder($0.name, $1.name) }) { visit(child) }
         }
-        for root in model.entities.filter({ $0.superentityName == nil }).sorted(by: { $0.name < $1.name }) { visit(root) }
+        for root in model.entities.filter({ $0.superentityName == nil }).sorted(by: { numberingOrder($0.name, $1.name) }) { visit(root) }
         return ids
+    }
+
+    /// The order Core Data numbers entities in: by name, case aside (both Photos stores:
+    /// ComputedAssetAttributes before ComputeSyncAttributes, where `d` > `S` in code order),
+    /// then in code order for names that differ only in case.
+    static func numberingOrder(_ a: String, _ b: String) -> Bool {
+        let (la, lb) = (a.lowercased(), b.lowercased())
+        return la != lb ? la < lb : a < b
     }
 
     public static func tableName(root: String) -> String { "Z" + root.uppercased() }

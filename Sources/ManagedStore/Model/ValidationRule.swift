@@ -117,11 +117,19 @@ extension ValidationRule {
         return rules
     }
 
+    /// Whether a model file can hold the rule: the model editor's minimum, maximum or
+    /// pattern with Foundation's error code. A predicate set in code, or one with its own
+    /// message, has no place in a model file.
+    public var isModelEditorRule: Bool {
+        guard case .code = warning, case .compare(_, let comparison, _) = test else { return false }
+        return [.greaterThanOrEqual, .lessThanOrEqual, .matches].contains(comparison)
+    }
+
     /// The model editor's fields these rules came from, when they are of that form: what
     /// the model writer puts back into `minValueString` and its neighbours.
     static func modelEditorFields(_ rules: [ValidationRule]) -> (minimum: String?, maximum: String?, pattern: String?) {
         var fields: (minimum: String?, maximum: String?, pattern: String?) = (nil, nil, nil)
-        for rule in rules {
+        for rule in rules where rule.isModelEditorRule {
             guard case .compare(_, let comparison, let constant) = rule.test else { continue }
             let text: String
             switch constant {

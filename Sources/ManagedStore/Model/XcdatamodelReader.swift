@@ -7,12 +7,15 @@ public enum XcdatamodelReader {
         public let description: String
     }
 
+    /// The model of a model file, refused when Core Data would not load it (`loadProblem`).
     public static func model(atPath path: String) throws -> ManagedObjectModel {
         let contents = try contentsFile(for: path)
         guard let data = FileManager.default.contents(atPath: contents) else {
             throw Error(description: "cannot read model file \(contents)")
         }
-        return try model(contents: [UInt8](data), file: contents, source: path)
+        let read = try model(contents: [UInt8](data), file: contents, source: path)
+        if let problem = read.loadProblem { throw Error(description: problem) }
+        return read
     }
 
     /// The model a `contents` file's bytes describe (`file` names it in errors, `source` is
@@ -99,6 +102,9 @@ public enum XcdatamodelReader {
         private var composite: String?
         private var constraint: [String]?
         private var fetchIndex: FetchIndexDescription?
+        /// The entity's `<compoundIndex>` being read, and how many came before it.
+        private var compoundIndex: FetchIndexDescription?
+        private var compoundIndexes = 0
 
         mutating func start(_ element: String, _ a: [String: String]) {
             let yes = { (key: String) in a[key] == "YES" }
@@ -106,6 +112,7 @@ public enum XcdatamodelReader {
             case "model":
                 sawModel = true
             case "entity":
+                compoundIndexes = 0
                 current = EntityDescription(name: a["name"] ?? "", className: a["representedClassName"],
                                             isAbstract: yes("isAbstract"), superentityName: a["parentEntity"],
                                             renamingIdentifier: a["elementID"], versionHashModifier: a["versionHashModifier"])
@@ -137,6 +144,13 @@ public enum XcdatamodelReader {
                     composites[composite, default: []].append(attribute)
                 } else {
                     current?.properties.append(.attribute(attribute))
+                    // The older form of an index, `indexed="YES"`: the fetch index Xcode's
+                    // compiler makes of it, `by<Name>Index` over the one attribute (knowledgeC's
+                    // cache: `name` → `byNameIndex`, its store's `Z_CustomMetadata_byNameIndex`).
+                    if yes("indexed"), !attribute.name.isEmpty {
+                        let name = attribute.name.prefix(1).uppercased() + attribute.name.dropFirst()
+                        current?.fetchIndexes.append(FetchIndexDescription(name: "by\(name)Index", elements: [.init(propertyName: attribute.name)]))
+                    }
                 }
             case "relationship":
                 let toMany = yes("toMany")
@@ -163,6 +177,14 @@ public enum XcdatamodelReader {
                 if let value = a["value"] { constraint?.append(value) }
             case "fetchIndex":
                 fetchIndex = FetchIndexDescription(name: a["name"] ?? "", elements: [])
+            case "compoundIndex":
+                // `<compoundIndexes>`, the older form of a multi-column index: knowledgeC's
+                // cache holds its one as `compoundIndex`; a second one's name has not been seen
+                // and is taken to count on (`compoundIndex1`).
+                compoundIndex = FetchIndexDescription(name: "compoundIndex" + (compoundIndexes > 0 ? String(compoundIndexes) : ""), elements: [])
+                compoundIndexes += 1
+            case "index":
+                if let property = a["value"] { compoundIndex?.elements.append(.init(propertyName: property)) }
             case "fetchIndexElement":
                 if let property = a["property"] {
                     fetchIndex?.elements.append(.init(propertyName: property, isRTree: a["type"]?.lowercased() == "rtree",
@@ -192,6 +214,9 @@ public enum XcdatamodelReader {
             case "fetchIndex":
                 if let i = fetchIndex { current?.fetchIndexes.append(i) }
                 fetchIndex = nil
+            case "compoundIndex":
+                if let i = compoundIndex, !i.elements.isEmpty { current?.fetchIndexes.append(i) }
+                compoundIndex = nil
             default:
                 break
             }

@@ -123,13 +123,13 @@ public final class PersistentStore {
     /// An explicit `--model` wins over the cache, since the user asked for it.
     static func discoverModel(schema: SchemaSnapshot, cache: [UInt8]?, modelPath: String?) throws -> ManagedObjectModel {
         if let modelPath {
-            do { return try withoutLoops(XcdatamodelReader.model(atPath: modelPath)) } catch {
+            do { return try XcdatamodelReader.model(atPath: modelPath) } catch {
                 throw StoreError.invalidModel("\(error)")
             }
         }
         guard schema.isCoreDataStore else { return SchemaModelReader.plainModel(schema) }
         if let cache {
-            do { return try withoutLoops(ModelCacheReader.model(fromCompressed: cache)) } catch {
+            do { return try loadable(ModelCacheReader.model(fromCompressed: cache)) } catch {
                 // A cache that cannot be read leaves the schema, which is always there.
                 return SchemaModelReader.coreDataModel(schema, source: .schemaAfterUnreadableCache("\(error)"))
             }
@@ -137,17 +137,13 @@ public final class PersistentStore {
         return SchemaModelReader.coreDataModel(schema)
     }
 
-    /// A model read from a file or a cache, refused when its parent entities loop: no model
-    /// Xcode or Core Data writes has such a loop, and every walk up or down the hierarchy
-    /// would have to guard against it.
-    private static func withoutLoops(_ model: ManagedObjectModel) throws -> ManagedObjectModel {
-        if let loop = model.inheritanceLoops.first { throw InheritanceLoop(chain: loop) }
+    /// A model read from a cache, refused (the schema read instead) when Core Data would
+    /// not load it (`loadProblem`: a loop of parent entities, a name given twice): every walk
+    /// up or down the hierarchy would have to guard against it. A model file is judged the
+    /// same way as it is read.
+    private static func loadable(_ model: ManagedObjectModel) throws -> ManagedObjectModel {
+        if let problem = model.loadProblem { throw StoreError.invalidModel(problem) }
         return model
-    }
-
-    struct InheritanceLoop: Error, CustomStringConvertible {
-        let chain: String
-        var description: String { "the parent entities form a loop: \(chain)" }
     }
 
     /// Resolves an entity name the way a user types it, with a suggestion when it is wrong.

@@ -120,6 +120,16 @@ public struct ModelCommand: SessionCommand {
         if store.model.source.namesAreCaseInsensitive {
             session.warn("the store has no model cache: property names in the export are the schema's uppercase guesses")
         }
+        // Validation predicates set in code have no place in a model file: say which are left out.
+        let inCode = store.model.entities.flatMap { entity in
+            entity.properties.compactMap { property -> String? in
+                guard case .attribute(let a) = property, a.validationRules.contains(where: { !$0.isModelEditorRule }) else { return nil }
+                return "\(entity.name).\(a.name)"
+            }
+        }
+        if !inCode.isEmpty {
+            session.warn("validation rules set in code are not written (a model file holds only the minimum, maximum and pattern): \(inCode.joined(separator: ", "))")
+        }
         session.output.line("wrote \(bundle) (\(store.model.entities.count) entities; \(contents))")
     }
 

@@ -1,0 +1,28 @@
+/// What stops Core Data loading a model: what Xcode's model compiler refuses and what an
+/// `NSManagedObjectModel` cannot hold. One judgment, made where a model is read (a model
+/// file, a store's cache), so that `create`, `model diff`, `doctor --model`, `cloudkit` and
+/// every command opening a store with `--model` refuse the same models with the same words.
+extension ManagedObjectModel {
+    /// The first problem found, as the end of "cannot read the model: …"; nil for a model
+    /// Core Data loads.
+    public var loadProblem: String? {
+        if let loop = inheritanceLoops.first { return "the parent entities form a loop: \(loop)" }
+        var names: Set<String> = []
+        for entity in entities where !names.insert(entity.name).inserted {
+            return "the model names the entity \(entity.name) twice"
+        }
+        for entity in entities {
+            var properties: Set<String> = []
+            for property in entity.properties where !properties.insert(property.name).inserted {
+                return "\(entity.name) has two properties named \(property.name)"
+            }
+            if let parent = entity.superentityName, self.entity(named: parent) == nil {
+                return "\(entity.name)'s parent entity \(parent) is not in the model"
+            }
+            for case .relationship(let r) in entity.properties where self.entity(named: r.destinationEntityName) == nil {
+                return "\(entity.name).\(r.name) leads to \(r.destinationEntityName), which is not in the model"
+            }
+        }
+        return nil
+    }
+}
