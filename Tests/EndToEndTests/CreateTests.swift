@@ -139,4 +139,51 @@ final class CreateTests: XCTestCase {
         }
         XCTAssertGreaterThanOrEqual(compared, 10)
     }
+
+    /// Join tables as Core Data names them where the genuine stores show it: two relationships
+    /// of one entity name theirs after the later name (`Z_4BLOCKING(Z_4BLOCKEDBY, Z_4BLOCKING)`),
+    /// and a join-table column whose name another join table took first gets `1`
+    /// (Photos 14.6: Memory's `Z_3REPRESENTATIVEASSETS`, then Suggestion's `…1`).
+    func testJoinTablesAreNamedAsCoreDataNamesThem() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let model = folder.appendingPathComponent("Joins.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="Asset" representedClassName="Asset">
+                <relationship name="memoriesBeingRepresentativeAssets" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Memory" inverseName="representativeAssets" inverseEntity="Memory"/>
+                <relationship name="suggestionsBeingRepresentativeAssets" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Suggestion" inverseName="representativeAssets" inverseEntity="Suggestion"/>
+            </entity>
+            <entity name="Memory" representedClassName="Memory">
+                <relationship name="representativeAssets" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Asset" inverseName="memoriesBeingRepresentativeAssets" inverseEntity="Asset"/>
+            </entity>
+            <entity name="Suggestion" representedClassName="Suggestion">
+                <relationship name="representativeAssets" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Asset" inverseName="suggestionsBeingRepresentativeAssets" inverseEntity="Asset"/>
+            </entity>
+            <entity name="User" representedClassName="User">
+                <relationship name="blockedBy" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="User" inverseName="blocking" inverseEntity="User"/>
+                <relationship name="blocking" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="User" inverseName="blockedBy" inverseEntity="User"/>
+            </entity>
+            </model>
+            """.utf8).write(to: model.appendingPathComponent("contents"))
+        let store = folder.appendingPathComponent("Joins.sqlite").path
+        let created = try CLI.run(["create", store, "--model", model.path])
+        XCTAssertEqual(created.status, 0, created.stderr)
+        let joins = try SQLiteShell.read(store, "SELECT m.name || ' ' || group_concat(p.name, ',') FROM sqlite_master m, pragma_table_info(m.name) p "
+                                         + "WHERE m.type = 'table' AND m.name GLOB 'Z_[0-9]*' GROUP BY m.name ORDER BY m.name")
+        XCTAssertEqual(joins.split(separator: "\n"), [
+            "Z_1MEMORIESBEINGREPRESENTATIVEASSETS Z_1REPRESENTATIVEASSETS,Z_2MEMORIESBEINGREPRESENTATIVEASSETS",
+            "Z_1SUGGESTIONSBEINGREPRESENTATIVEASSETS Z_1REPRESENTATIVEASSETS1,Z_3SUGGESTIONSBEINGREPRESENTATIVEASSETS",
+            "Z_4BLOCKING Z_4BLOCKEDBY,Z_4BLOCKING",
+        ])
+        // And the store reads its own join tables back: a relationship set both ways.
+        let saved = try CLI.run([store, "-c", "insert User", "-c", "insert User", "-c", "save"])
+        XCTAssertEqual(saved.status, 0, saved.stderr)
+        let linked = try CLI.run([store, "-c", "update User/p1 blocking={User/p2}", "-c", "save", "-c", "get User/p2 --format json"])
+        XCTAssertEqual(linked.status, 0, linked.stderr)
+        XCTAssertTrue(linked.stdout.contains("User/p1"), linked.stdout)
+        // (Each column holds the objects its relationship leads to: p2, whom p1 is blocking.)
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT Z_4BLOCKEDBY || ',' || Z_4BLOCKING FROM Z_4BLOCKING"), "1,2")
+    }
 }
