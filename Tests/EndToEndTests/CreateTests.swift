@@ -186,4 +186,24 @@ final class CreateTests: XCTestCase {
         // (Each column holds the objects its relationship leads to: p2, whom p1 is blocking.)
         XCTAssertEqual(try SQLiteShell.read(store, "SELECT Z_4BLOCKEDBY || ',' || Z_4BLOCKING FROM Z_4BLOCKING"), "1,2")
     }
+
+    /// A sub-entity that declares again a property it inherits (FuzzModelXML's find: a cache
+    /// keyed by name loses one of the two) is a model Core Data would not load: refused by
+    /// `create` and by `model diff` alike, in one line.
+    func testAPropertyDeclaredAgainBySubEntityIsRefused() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let model = folder.appendingPathComponent("Again.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Fixtures.packageRoot.appendingPathComponent("FuzzTesting/FailCases/ModelXML/property-declared-again-by-a-sub-entity.xml"),
+                                         to: model.appendingPathComponent("contents"))
+        let store = folder.appendingPathComponent("Again.sqlite").path
+        let created = try CLI.run(["create", store, "--model", model.path])
+        XCTAssertEqual(created.status, 1)
+        XCTAssertEqual(created.stderr, "cdinspect: error: cannot read the model: Photo declares byteCount again, which it inherits from Item\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store))
+        let example = try Fixtures.exampleStore(in: folder).path
+        let diff = try CLI.run(["model", example, "diff", model.path])
+        XCTAssertEqual(diff.status, 1)
+        XCTAssertTrue(diff.stderr.hasSuffix("Photo declares byteCount again, which it inherits from Item\n"), diff.stderr)
+    }
 }

@@ -6,14 +6,15 @@
 /// and never decides a value's fate.
 enum ArchivedPredicate {
     static func rules(of ref: Int, in archive: KeyedArchive) -> [ValidationRule] {
-        let predicates = archive.arrayReferences(archive.uid(archive.objects[ref]["NSValidationPredicates"]))
+        // A real attribute has a few rules; a hostile archive may list a million.
+        let predicates = archive.arrayReferences(archive.uid(archive.objects[ref]["NSValidationPredicates"])).prefix(maximumRules)
         // Each warning is a number (an error code) or a string (the model's message), by
         // reference or inline.
         var warnings: [PropertyListValue] = []
         if let list = archive.uid(archive.objects[ref]["NSValidationWarnings"]), case .array(let values)? = archive.objects[list]["NS.objects"] {
             warnings = values.map { value in archive.uid(value).map { archive.objects[$0] } ?? value }
         }
-        return predicates.enumerated().map { index, predicate in
+        return Array(predicates).enumerated().map { index, predicate in
             let raw = index < warnings.count ? warnings[index] : nil
             let warning: ValidationRule.Warning
             if let code = raw?.integerValue {
@@ -24,16 +25,31 @@ enum ArchivedPredicate {
                 // NSManagedObjectValidationError: a rule with no warning of its own.
                 warning = .code(1550)
             }
-            return ValidationRule(test(predicate, archive, depth: 0), warning: warning)
+            // Each rule reads at most `nodeBudget` predicates: an archive may share one
+            // subpredicate many times over at every level, which a walk would read
+            // exponentially often (FuzzModelCache's timeout).
+            var budget = nodeBudget
+            return ValidationRule(test(predicate, archive, depth: 0, budget: &budget), warning: warning)
         }
     }
 
-    static func test(_ ref: Int, _ archive: KeyedArchive, depth: Int) -> ValidationRule.Test {
+    /// The most rules read for one attribute.
+    static let maximumRules = 64
+
+    /// The most predicates one rule is read from; a real rule has a handful.
+    static let nodeBudget = 256
+
+    static func test(_ ref: Int, _ archive: KeyedArchive, depth: Int, budget: inout Int) -> ValidationRule.Test {
         let className = archive.className(of: ref) ?? "an unnamed object"
-        guard depth < 16 else { return .unread(className) }
+        budget -= 1
+        guard depth < 16, budget >= 0 else { return .unread(className) }
         switch className {
         case "NSCompoundPredicate":
-            let parts = archive.arrayReferences(archive.uid(archive.objects[ref]["NSSubpredicates"])).map { test($0, archive, depth: depth + 1) }
+            var parts: [ValidationRule.Test] = []
+            for sub in archive.arrayReferences(archive.uid(archive.objects[ref]["NSSubpredicates"])) {
+                guard budget > 0 else { return .unread(className) }
+                parts.append(test(sub, archive, depth: depth + 1, budget: &budget))
+            }
             switch archive.value(ref, "NSCompoundPredicateType")?.integerValue {
             case 0?: return parts.count == 1 ? .not(parts[0]) : .unread(className)
             case 1?: return .all(parts)
