@@ -15,6 +15,9 @@ final class FailCaseTests: XCTestCase {
     /// The readers, by folder: each takes the bytes and may throw.
     static let readers: [String: @Sendable ([UInt8]) throws -> Void] = [
         "KeyedArchive": { _ = try KeyedUnarchiver.decode($0) },
+        // FuzzModelCache: Z_MODELCACHE's bytes, a model or a typed error (the timeout of
+        // shared references expanding to millions of objects).
+        "ModelCache": { _ = try ModelCacheReader.model(fromCompressed: $0) },
         // Read, written back, read again: FuzzBinaryPlist's round trip.
         "BinaryPropertyList": { _ = try BinaryPropertyList.decode(BinaryPropertyListWriter.encode(try BinaryPropertyList.decode($0))) },
         // FuzzNSPredicate's round trip: what parses, written back, parses and writes the same.
