@@ -146,7 +146,7 @@ public enum StoreCreator {
                         // Many-to-many: one join table, named after one side (`JoinTable.namedBy`).
                         let mine = (entity.name, r.name), theirs = (inverse!.declaredBy, inv.name)
                         guard JoinTable.namedBy(mine, theirs) else { continue }
-                        joins.append(JoinTable(entityID: ids[entity.name]!, relationship: r, inverse: inv, inverseID: ids[destination.name]!,
+                        joins.append(JoinTable(entityID: ids[entity.name]!, relationship: r, inverse: inv, destinationID: ids[destination.name]!,
                                                reflexive: mine == theirs))
                     } else {
                         let column = "Z\(ids[entity.name]!)" + r.name.uppercased()
@@ -160,20 +160,20 @@ public enum StoreCreator {
         // unique among every join table's (Photos' Z_3REPRESENTATIVEASSETS, then
         // Z_3REPRESENTATIVEASSETS1; Wire's Z_14USERS1).
         var joinColumns: Set<String> = []
+        func unique(_ column: String) -> String {
+            var candidate = column, n = 0
+            while !joinColumns.insert(candidate).inserted {
+                n += 1
+                candidate = column + String(n)
+            }
+            return candidate
+        }
         var joinTablesMade: Set<String> = []
         for join in joins.sorted(by: { ($0.entityID, $0.relationship.name) < ($1.entityID, $1.relationship.name) }) {
             let name = "Z_\(join.entityID)\(join.relationship.name.uppercased())"
             guard joinTablesMade.insert(name).inserted else { continue }
-            func unique(_ column: String) -> String {
-                var candidate = column, n = 0
-                while !joinColumns.insert(candidate).inserted {
-                    n += 1
-                    candidate = column + String(n)
-                }
-                return candidate
-            }
             let source = join.reflexive ? name : unique("Z_\(join.entityID)\(join.inverse.name.uppercased())")
-            let dest = join.reflexive ? "REFLEXIVE" : unique("Z_\(join.inverseID)\(join.relationship.name.uppercased())")
+            let dest = join.reflexive ? "REFLEXIVE" : unique("Z_\(join.destinationID)\(join.relationship.name.uppercased())")
             var columns = ["\(source) INTEGER", "\(dest) INTEGER"]
             if join.relationship.isOrdered && !join.reflexive { columns.append("Z_FOK_\(dest.dropFirst(2)) INTEGER") }
             if join.inverse.isOrdered && !join.reflexive { columns.append("Z_FOK_\(source.dropFirst(2)) INTEGER") }
@@ -362,13 +362,13 @@ public enum StoreCreator {
     }
 }
 
-/// A many-to-many relationship's join table: the side that names it (`Z_<id><R>`), and its
-/// inverse, whose entity's number is the other column's.
+/// A many-to-many relationship's join table: the side that names it (`Z_<id><R>`), its
+/// inverse, and the number of the entity the relationship leads to (its column's).
 struct JoinTable {
     let entityID: Int
     let relationship: RelationshipDescription
     let inverse: RelationshipDescription
-    let inverseID: Int
+    let destinationID: Int
     let reflexive: Bool
 
     /// Whether `mine` (entity, relationship) names the join table it shares with `theirs`.

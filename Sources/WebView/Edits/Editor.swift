@@ -67,13 +67,22 @@ final class Editor: @unchecked Sendable {
             guard let row = ((try? run(["changes"]).rows) ?? []).first(where: { ValueView.shortID($0["objectID"]?.stringValue ?? "") == short }) else {
                 return [:]
             }
-            let keys = (row["keys"]?.text ?? "").split(separator: ",").map(String.init)
-            // `get` answers with an array of the one object.
-            guard let object = try? run(["get", short]), let record = object.rows.first ?? object.answer?.items.first else { return [:] }
+            guard let record = record(short) else { return [:] }
             var values: [String: String] = [:]
-            for key in keys { values[key] = GridView.value(record, key).text }
+            for key in Self.changedKeys(row) { values[key] = GridView.value(record, key).text }
             return values
         }
+    }
+
+    /// One object as `get` shows it (an array of the one record); the lock is the caller's.
+    func record(_ object: String) -> OutputValue? {
+        guard let answer = try? run(["get", object]) else { return nil }
+        return answer.rows.first ?? answer.answer?.items.first
+    }
+
+    /// The keys a `changes` row names as changed (`age,name`).
+    static func changedKeys(_ row: OutputValue) -> [String] {
+        (row["keys"]?.text ?? "").split(separator: ",").map(String.init)
     }
 
     /// What stands between the pending changes and a save, unless acknowledged: another
@@ -182,5 +191,7 @@ final class Editor: @unchecked Sendable {
 
     /// What the last save or discard said, and every field problem.
     var outcome: (text: String, isError: Bool)? { lock.withLock { lastOutcome } }
-    var problems: [(String, String)] { lock.withLock { fieldErrors.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } } }
+    var problems: [(String, String)] { fieldProblems.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+    /// The same, by `Person/p3.key`, for the grid's cells.
+    var fieldProblems: [String: String] { lock.withLock { fieldErrors } }
 }

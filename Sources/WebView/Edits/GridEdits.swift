@@ -121,23 +121,14 @@ extension Editor {
                     inserted.append(record)
                     continue
                 }
-                let keys = (row["keys"]?.text ?? "").split(separator: ",").map(String.init)
                 var pending: [String: OutputValue] = [:]
-                for key in keys { pending[key] = GridView.value(record, key) }
+                for key in Self.changedKeys(row) { pending[key] = GridView.value(record, key) }
                 values[ValueView.shortID(id)] = pending
             }
             return (values, deleted, inserted)
         }
     }
 
-    /// One object as `get` shows it (an array of the one record); the lock is the caller's.
-    private func record(_ object: String) -> OutputValue? {
-        guard let answer = try? run(["get", object]) else { return nil }
-        return answer.rows.first ?? answer.answer?.items.first
-    }
-
-    /// The problem shown beside a cell, by `Person/p3.key`.
-    func problem(_ field: String) -> String? { lock.withLock { fieldErrors[field] } }
 }
 
 /// One relationship's share of a delete: its rule and the objects it holds.

@@ -187,7 +187,7 @@ struct EntityPage {
         }
         editing.pending = pending?.values ?? [:]
         editing.deleted = pending?.deleted ?? []
-        editing.problems = Dictionary(editor.problems, uniquingKeysWith: { a, _ in a })
+        editing.problems = editor.fieldProblems
         return editing
     }
 

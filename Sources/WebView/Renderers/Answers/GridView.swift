@@ -71,16 +71,15 @@ enum GridView {
             }
             for column in columns {
                 let value = value(row, column.key)
-                // A value too long for a cell edits on its object's page, where it shows whole.
-                if let editing, let short, let target = editing.editable[column.key],
-                   editText(editing.pending[short]?[column.key] ?? value).count <= ValueView.cellCharacters {
-                    let pending = editing.pending[short]?[column.key]
+                let pending = short.flatMap { editing?.pending[$0]?[column.key] }
+                // The value as an edit takes it (text, not a link: a click edits); an object's
+                // page is the arrow beside it. One too long for a cell edits on its object's
+                // page, where it shows whole.
+                let current = pending ?? value
+                if let editing, let short, let target = editing.editable[column.key], editText(current).count <= ValueView.cellCharacters {
                     let problem = editing.problems["\(short).\(column.key)"]
-                    var classes = cellClasses(pending ?? value)
+                    var classes = cellClasses(current)
                     if pending != nil { classes.append("pending-cell") }
-                    // The value as an edit takes it (text, not a link: a click edits); an
-                    // object's page is the arrow beside it.
-                    let current = pending ?? value
                     cells += "<td data-key=\"\(column.key)\"\(target.map { " data-target=\"\($0)\"" as HTML } ?? .empty) tabindex=\"-1\" aria-readonly=\"false\""
                     cells += "\(classes.isEmpty ? .empty : " class=\"\(classes.joined(separator: " "))\"" as HTML)><span class=\"cell-value\">\(editText(current))</span>"
                     if target != nil, let path = Paths.object(current.text) {
