@@ -165,6 +165,27 @@ final class CrashSafetyTests: XCTestCase {
         }), from: template)
     }
 
+    /// `migrate --in-place` to the example model with a new attribute (with a default) and a
+    /// new entity: the store is as before or as migrated at every kill point, its photos in
+    /// files throughout.
+    func testMigrateInPlaceKilledAtAnyStep() throws {
+        let template = try template { folder in
+            let model = folder.appendingPathComponent("Next.xcdatamodel")
+            try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+            let contents = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("Examples/People.xcdatamodeld/People.xcdatamodel/contents"),
+                                      encoding: .utf8)
+            let next = contents
+                .replacingOccurrences(of: "<attribute name=\"score\"",
+                                      with: "<attribute name=\"rank\" optional=\"YES\" attributeType=\"Integer 16\" defaultValueString=\"3\" usesScalarValueType=\"YES\"/>\n        <attribute name=\"score\"")
+                .replacingOccurrences(of: "</model>", with: "<entity name=\"Garage\" representedClassName=\"Garage\"><attribute name=\"city\" optional=\"YES\" attributeType=\"String\"/></entity></model>")
+            XCTAssertNotEqual(next, contents)
+            try Data(next.utf8).write(to: model.appendingPathComponent("contents"))
+        }
+        try killEveryStep(KillScenario(name: "migrate --in-place", arguments: {
+            ["migrate", Self.store($0), "--model", $0.appendingPathComponent("Next.xcdatamodel").path, "--in-place"]
+        }), from: template)
+    }
+
     func testSnapshotKilledAtAnyStepIsNeverListed() throws {
         let template = try template()
         let scenario = KillScenario(name: "snapshot", arguments: { ["snapshot", Self.store($0), "kept"] }, check: { folder in

@@ -70,6 +70,7 @@ public enum CommandTable {
         ImportCommand.self,
         SQLCommand.self,
         ModelCommand.self,
+        MigrateCommand.self,
         BrowseCommand.self,
     ]
 

@@ -29,6 +29,19 @@ public enum StoreCreator {
     /// replacing anything that appeared there meanwhile; a crash leaves no file under the
     /// store's name, and the hidden remains of a killed create are cleared by the next one.
     public static func create(at path: String, model: ManagedObjectModel, options: Options = Options(), disk: Disk = .system) throws {
+        try create(at: path, model: model, options: options, disk: disk, filling: nil)
+    }
+
+    /// Rows put into a new store in its creating transaction: a migration's (`StoreMigration`),
+    /// read from the store attached as `src`, so the store gets its name whole or not at all.
+    struct Filling {
+        let sourcePath: String
+        let fill: (Database) throws -> Void
+        /// The metadata's keys to keep from the source (custom keys, the framework version).
+        let metadataBase: [(key: PropertyListValue, value: PropertyListValue)]
+    }
+
+    static func create(at path: String, model: ManagedObjectModel, options: Options, disk: Disk, filling: Filling?) throws {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw StoreError.sqlite("\(path) already exists; a store is never overwritten")
         }
@@ -42,12 +55,22 @@ public enum StoreCreator {
             try queue.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA page_size = 4096")
                 try db.execute(sql: "PRAGMA auto_vacuum = 2")
+                if let filling {
+                    try db.execute(sql: "ATTACH DATABASE ? AS src", arguments: [StoreFile.uri(filling.sourcePath, parameters: ["mode=ro"])])
+                }
                 try db.inTransaction {
-                    for statement in schemaStatements(model) { try db.execute(sql: statement) }
+                    // Rows brought in carry their derived values: the triggers that keep
+                    // those come after them, so that they do not count the rows again.
+                    let statements = schemaStatements(model)
+                    let triggers = filling == nil ? [] : statements.filter { $0.hasPrefix("CREATE TRIGGER") }
+                    for statement in statements where !triggers.contains(statement) { try db.execute(sql: statement) }
                     if options.persistentHistory { try createHistoryTables(db, model: model) }
-                    try writeBookkeeping(db, model: model, options: options)
+                    try writeBookkeeping(db, model: model, options: options, metadataBase: filling?.metadataBase)
+                    try filling?.fill(db)
+                    for statement in triggers { try db.execute(sql: statement) }
                     return .commit
                 }
+                if filling != nil { try db.execute(sql: "DETACH DATABASE src") }
                 if options.wal { _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
             }
             // The last connection's close checkpoints the -wal into the file and removes it:
@@ -286,7 +309,21 @@ public enum StoreCreator {
         }
     }
 
-    static func writeBookkeeping(_ db: Database, model: ManagedObjectModel, options: Options) throws {
+    /// The store a model is laid out as, without a file: the destination a migration plans
+    /// against (`MigrationPlan`), the same layout `create` writes.
+    public static func layout(of model: ManagedObjectModel) throws -> StoreMapping {
+        let queue = try DatabaseQueue()
+        var options = Options()
+        options.writeModelCache = false
+        return try queue.write { db in
+            for statement in schemaStatements(model) { try db.execute(sql: statement) }
+            try writeBookkeeping(db, model: model, options: options)
+            return StoreMapping(model: model, schema: try SchemaSnapshot.read(db))
+        }
+    }
+
+    static func writeBookkeeping(_ db: Database, model: ManagedObjectModel, options: Options,
+                                 metadataBase: [(key: PropertyListValue, value: PropertyListValue)]? = nil) throws {
         let ids = ColumnNaming.entityIDs(model)
         for (name, id) in ids.sorted(by: { $0.value < $1.value }) {
             let superID = model.entity(named: name)?.superentityName.flatMap { ids[$0] } ?? 0
@@ -300,14 +337,9 @@ public enum StoreCreator {
         if let notComputed = model.entities.first(where: { (computed[$0.name] ?? nil) == nil }), options.requiresComputedHashes {
             throw StoreError.invalidModel("the version hash of \(notComputed.name) cannot be computed from the model, so Core Data would migrate the store")
         }
-        let hashes: [(key: PropertyListValue, value: PropertyListValue)] = model.entities.map {
-            (.string($0.name), .data((computed[$0.name] ?? nil) ?? placeholderHash($0.name)))
-        }
-        let plist = PropertyListValue.dictionary([
+        let hashes = model.entities.map { ($0.name, (computed[$0.name] ?? nil) ?? placeholderHash($0.name)) }
+        let plist = metadata(hashes: hashes, versionIdentifier: model.versionIdentifier, over: metadataBase ?? [
             (.string("NSPersistenceFrameworkVersion"), .integer(options.frameworkVersion)),
-            (.string("NSStoreModelVersionHashes"), .dictionary(hashes)),
-            (.string("NSStoreModelVersionHashesVersion"), .integer(3)),
-            (.string("NSStoreModelVersionIdentifiers"), .array([.string("")])),
             (.string("NSStoreType"), .string("SQLite")),
             (.string("_NSAutoVacuumLevel"), .string("2")),
         ])
@@ -318,6 +350,28 @@ public enum StoreCreator {
             try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)",
                            arguments: [Data(try RawDeflate.deflate(archive))])
         }
+    }
+
+    /// A store's metadata for a model: `base`'s keys (a migrated store's own, or a new one's),
+    /// with the model's keys set as Core Data sets them: the entity version hashes, their
+    /// digest (`ModelVersionHash.digest`), the hashes' version and the model's version
+    /// identifier (`userDefinedModelVersionIdentifier`, "" when it has none, as wibosco's
+    /// stores hold it; CoreDataPlus's SampleModel V2 holds its model's "2").
+    static func metadata(hashes: [(String, [UInt8])], versionIdentifier: String?,
+                         over base: [(key: PropertyListValue, value: PropertyListValue)]) -> PropertyListValue {
+        let set: [(String, PropertyListValue)] = [
+            ("NSStoreModelVersionHashes", .dictionary(hashes.map { (.string($0.0), .data($0.1)) })),
+            ("NSStoreModelVersionHashesDigest", .string(Data(ModelVersionHash.digest(Dictionary(hashes, uniquingKeysWith: { a, _ in a }))).base64EncodedString())),
+            ("NSStoreModelVersionHashesVersion", .integer(3)),
+            ("NSStoreModelVersionIdentifiers", .array([.string(versionIdentifier ?? "")])),
+        ]
+        // The base's keys keep their places (a property list's order carries no meaning);
+        // the model's keys replace theirs or follow.
+        var entries = base.map { entry in
+            (key: entry.key, value: set.first { entry.key == .string($0.0) }?.1 ?? entry.value)
+        }
+        entries += set.filter { key in !base.contains { $0.key == .string(key.0) } }.map { (key: PropertyListValue.string($0.0), value: $0.1) }
+        return .dictionary(entries)
     }
 
     /// The tables as Core Data writes them (reference/persistent-history.md; the column lists

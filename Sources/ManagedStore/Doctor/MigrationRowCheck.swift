@@ -53,6 +53,7 @@ public struct MigrationRowCheck {
                                            detail: "\(entity.name).\(a.name) is \(why): migration fails with Cocoa error 134110 "
                                                + "(\"missing attribute values on mandatory destination attribute\") and the app cannot open the store"))
             }
+            found += try requiredToOnes(entity, old: old, rows: rows, inherited: inherited, db)
             let oldConstraints = Set((store.model.entity(named: old.name)?.uniquenessConstraints ?? []).map { $0.sorted() })
             for constraint in entity.uniquenessConstraints where !oldConstraints.contains(constraint.sorted()) {
                 guard let columns = old.columns(of: constraint) else { continue }
@@ -67,6 +68,38 @@ public struct MigrationRowCheck {
                                                + "migration fails with Cocoa error 134111 "
                                                + "(NSMigrationConstraintViolationError) and the app cannot open the store"))
             }
+        }
+        return found
+    }
+
+    /// A to-one the new model requires where rows have no object: new and required, or made
+    /// required while rows hold none. Core Data's migration validates each object and fails
+    /// with 134110 (wibosco's Post.color, required in version 3, for which the app ships a
+    /// policy that makes a Color for every Post).
+    private func requiredToOnes(_ entity: EntityDescription, old: EntityMapping, rows: String, inherited: Set<String>,
+                                _ db: Database) throws -> [DoctorFinding] {
+        var found: [DoctorFinding] = []
+        for property in entity.properties where !inherited.contains(property.name) {
+            guard case .relationship(let r) = property, !r.isToMany, !r.isOptional, !r.isTransient else { continue }
+            let previous = ModelDiff.match(r.name, r.renamingIdentifier, in: old.relationships.map(\.relationship.name)).flatMap { old.relationship($0) }
+            let tail: String
+            let why: String
+            if let previous {
+                guard previous.relationship.isOptional, case .foreignKey(let column, _) = previous.storage,
+                      store.schema.table(old.table)?.hasColumn(column) == true else { continue }
+                tail = rows + " AND x.\(SQL.identifier(column)) IS NULL"
+                why = "made required while rows have no object for it"
+            } else {
+                tail = rows
+                why = "a new required to-one: no existing row has an object for it"
+            }
+            let count = try Int64.fetchOne(db, sql: "SELECT count(*) " + tail) ?? 0
+            guard count > 0 else { continue }
+            let keys = try Int64.fetchAll(db, sql: "SELECT x.Z_PK " + tail + " ORDER BY 1 LIMIT \(DoctorFinding.exampleLimit)")
+            found.append(DoctorFinding(.error, "migration_required", entity: entity.name, property: r.name, count: count,
+                                       examples: keys.map { (old.name, $0) },
+                                       detail: "\(entity.name).\(r.name) is \(why): migration fails with Cocoa error 134110 "
+                                           + "(the destination object fails validation: the relationship is required) and the app cannot open the store"))
         }
         return found
     }

@@ -35,6 +35,9 @@ public enum ModelSource: Sendable, Equatable {
 public struct ManagedObjectModel: Sendable {
     public private(set) var entities: [EntityDescription]
     public let source: ModelSource
+    /// The model's version identifier (`userDefinedModelVersionIdentifier`), which a store's
+    /// metadata keeps as `NSStoreModelVersionIdentifiers`; nil where the source has none.
+    public var versionIdentifier: String?
     private let index: [String: Int]
 
     public init(entities: [EntityDescription], source: ModelSource) {

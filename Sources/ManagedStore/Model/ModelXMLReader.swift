@@ -11,6 +11,9 @@ struct ModelXMLReader {
     enum Event: Equatable {
         case start(name: String, attributes: [String: String])
         case end(name: String)
+        /// The text of an element, entities decoded, when the caller asks for text (a mapping
+        /// model keeps its values in text; a model file in attributes only).
+        case text(String)
     }
 
     struct Error: Swift.Error, CustomStringConvertible, Equatable {
@@ -22,10 +25,13 @@ struct ModelXMLReader {
     private let bytes: [UInt8]
     private var position = 0
     private var line = 1
+    private var keepsText = false
 
-    /// Calls `handle` for each start and end tag, a self-closing tag giving both.
-    static func read(_ bytes: [UInt8], _ handle: (Event) throws -> Void) throws {
+    /// Calls `handle` for each start and end tag, a self-closing tag giving both, and with
+    /// `text`, for each element's text that is not only spaces.
+    static func read(_ bytes: [UInt8], text: Bool = false, _ handle: (Event) throws -> Void) throws {
         var reader = ModelXMLReader(bytes: bytes)
+        reader.keepsText = text
         try reader.run(handle)
     }
 
@@ -38,11 +44,19 @@ struct ModelXMLReader {
     private mutating func run(_ handle: (Event) throws -> Void) throws {
         var open: [String] = []
         var sawRoot = false
+        var text: [UInt8] = []
         while let byte = peek() {
             guard byte == UInt8(ascii: "<") else {
                 if open.isEmpty, !Self.isSpace(byte) { throw error("text outside the root element") }
                 advance()
+                if keepsText {
+                    if byte == UInt8(ascii: "&") { text += try readReference() } else { text.append(byte) }
+                }
                 continue
+            }
+            if keepsText, !text.isEmpty {
+                if !text.allSatisfy(Self.isSpace) { try handle(.text(String(decoding: text, as: UTF8.self))) }
+                text.removeAll(keepingCapacity: true)
             }
             if try skipMarkup() { continue }
             if peek(1) == UInt8(ascii: "/") {

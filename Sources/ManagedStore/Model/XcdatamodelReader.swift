@@ -27,6 +27,7 @@ public enum XcdatamodelReader {
                 switch event {
                 case let .start(name, attributes): builder.start(name, attributes)
                 case let .end(name): builder.end(name)
+                case .text: break
                 }
             }
         } catch let error as ModelXMLReader.Error {
@@ -35,7 +36,9 @@ public enum XcdatamodelReader {
         guard builder.sawModel else {
             throw Error(description: "\(contents) is not an Xcode data model: it has no <model> element")
         }
-        return ManagedObjectModel(entities: builder.resolvedEntities(), source: .modelFile(path))
+        var model = ManagedObjectModel(entities: builder.resolvedEntities(), source: .modelFile(path))
+        model.versionIdentifier = builder.versionIdentifier
+        return model
     }
 
     /// Resolves a `--model` argument to the XML file that holds the model.
@@ -94,6 +97,8 @@ public enum XcdatamodelReader {
 
         var entities: [EntityDescription] = []
         var sawModel = false
+        /// `userDefinedModelVersionIdentifier`: what Core Data writes into a store's metadata.
+        var versionIdentifier: String?
         private var current: EntityDescription?
         private var fetched: FetchedPropertyDescription?
         /// `<compositeAttribute name=…>` definitions at model level, by name.
@@ -111,6 +116,7 @@ public enum XcdatamodelReader {
             switch element {
             case "model":
                 sawModel = true
+                versionIdentifier = a["userDefinedModelVersionIdentifier"]
             case "entity":
                 compoundIndexes = 0
                 current = EntityDescription(name: a["name"] ?? "", className: a["representedClassName"],

@@ -55,7 +55,7 @@ public enum StoreRestore {
         Set(a.keys).union(b.keys).filter { a[$0] != b[$0] }.sorted()
     }
 
-    private static func copyRows(from snapshotPath: String, into store: PersistentStore) throws {
+    static func copyRows(from snapshotPath: String, into store: PersistentStore) throws {
         let source = try StoreConnection.open(try StoreFile(path: snapshotPath), readonly: true)
         defer { try? StoreConnection.close(source) }
         let target = try StoreConnection.open(store.file, readonly: false)

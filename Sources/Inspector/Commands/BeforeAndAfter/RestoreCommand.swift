@@ -36,16 +36,7 @@ public struct RestoreCommand: SessionCommand {
         }
         let store = session.store
         let source = try SnapshotLibrary.snapshot(snapshot, of: store)
-        let uuid = try SnapshotLibrary.uuid(of: store)
-        // Two restores in one second keep two snapshots.
-        let stem = "before-restore-" + StoreSnapshot.defaultName()
-        var keepName = stem
-        var n = 1
-        while FileManager.default.fileExists(atPath: StoreSnapshot.folder(root: SnapshotLibrary.root, storeUUID: uuid, name: keepName).path) {
-            n += 1
-            keepName = "\(stem)-\(n)"
-        }
-        let keep = StoreSnapshot.folder(root: SnapshotLibrary.root, storeUUID: uuid, name: keepName)
+        let (keepName, keep) = try SnapshotLibrary.keepingFolder("before-restore", of: store)
         let kept = try StoreRestore.restore(source, into: store, keepName: keepName, keep: keep, force: force)
         session.results(output).report(Report(value: {
             .object([("restored", .string(store.path)), ("from", .string(source.folder.path)), ("kept", SnapshotLibrary.value(kept))])

@@ -1,0 +1,254 @@
+import Foundation
+import ManagedStore
+import XCTest
+
+/// `migrate`: Core Data's migration run here, proven against the stores Core Data wrote at
+/// each version of the fixtures' version series (docs/migration.md).
+final class MigrateTests: XCTestCase {
+    static let columns = "SELECT m.name || '.' || p.name || ' ' || p.type FROM sqlite_master m, pragma_table_info(m.name) p "
+        + "WHERE m.type = 'table' AND m.name NOT IN ('Z_MODELCACHE', 'sqlite_sequence') ORDER BY 1"
+    static let indexesAndTriggers = "SELECT name || ': ' || sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY name"
+    static let entities = "SELECT Z_ENT || ' ' || Z_NAME || ' ' || Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT"
+
+    /// The schema of `store` is the schema of `expected` (columns by name with their types,
+    /// indexes and triggers to the letter, `Z_PRIMARYKEY`'s entities), and its stored version
+    /// hashes are `expected`'s.
+    func assertSameSchema(_ store: String, _ expected: String, _ what: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        for (part, query) in [("columns", Self.columns), ("indexes", Self.indexesAndTriggers), ("Z_PRIMARYKEY", Self.entities)] {
+            XCTAssertEqual(try SQLiteShell.read(store, query), try SQLiteShell.read(expected, query), "\(what): \(part)", file: file, line: line)
+        }
+        XCTAssertEqual(try hashes(store), try hashes(expected), "\(what): version hashes", file: file, line: line)
+        let doctor = try CLI.run(["doctor", store])
+        XCTAssertEqual(doctor.status, 0, "\(what): doctor finds the migrated store healthy: \(doctor.stdout)", file: file, line: line)
+    }
+
+    func hashes(_ path: String) throws -> [String] {
+        try XCTUnwrap(CLI.json(["model", path, "hashes", "--format", "json"]) as? [[String: Any]]).map { "\($0["entity"] ?? "") \($0["stored"] ?? "")" }
+    }
+
+    /// Rows written per entity, from `migrate --format json`.
+    func written(_ answer: Any) throws -> [String: Int] {
+        let steps = try XCTUnwrap((answer as? [String: Any])?["steps"] as? [[String: Any]])
+        return Dictionary(uniqueKeysWithValues: steps.compactMap { s in (s["written"] as? Int).map { (s["entity"] as? String ?? "", $0) } })
+    }
+
+    func model(_ relative: String) throws -> String { try Fixtures.directory.appendingPathComponent(relative).path }
+
+    /// CoreDataPlus's SampleModel V2 store is V1 migrated by Core Data (the same store UUID):
+    /// migrating V1 here gives it, row for row: every key, version and value the mapping
+    /// keeps, the renamed entity's old name in `Z_PRIMARYKEY`, the same metadata.
+    func testSampleModelV1MigratesToTheStoreCoreDataMigratedItTo() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let v1 = try Fixtures.copy("alemar11_CoreDataPlus/SampleModel__Fixtures__SampleModel_V1.sqlite", into: folder).path
+        let v2 = try Fixtures.copy("alemar11_CoreDataPlus/SampleModel__Fixtures__SampleModel_V2.sqlite", into: folder).path
+        let out = folder.appendingPathComponent("Migrated.sqlite").path
+        let model = try model("alemar11_CoreDataPlus/SampleModel__SampleModel.xcdatamodeld__SampleModel2.xcdatamodel__contents")
+        let before = try SQLiteShell.read(v1, "SELECT count(*) FROM ZCAR") + " " + (try SQLiteShell.read(v1, "SELECT count(*) FROM ZPERSON"))
+        let answer = try CLI.json(["migrate", v1, "--model", model, "--to", out, "--format", "json"])
+        XCTAssertEqual(try written(answer), ["Car": 115, "SportCar": 5, "LuxuryCar": 5, "Person": 20])
+        XCTAssertEqual(before, "125 20", "the source is as it was")
+        try assertSameSchema(out, v2, "SampleModel V1 → V2")
+        for query in ["SELECT * FROM Z_PRIMARYKEY ORDER BY Z_ENT",
+                      "SELECT Z_PK, Z_ENT, Z_OPT, ZOWNER, ZISLIMITEDEDITION, ZMARKEDFORDELETIONASOF, ZMAKER, ZMODEL, ZNUMBERPLATE FROM ZCAR ORDER BY Z_PK",
+                      "SELECT Z_PK, Z_ENT, Z_OPT, ZUPDATEDAT, ZFIRSTNAME, ZLASTNAME FROM ZPERSON ORDER BY Z_PK",
+                      "SELECT Z_VERSION, Z_UUID FROM Z_METADATA"] {
+            XCTAssertEqual(try SQLiteShell.read(out, query), try SQLiteShell.read(v2, query), query)
+        }
+        // The metadata Core Data wrote, key for key, the digest of the hashes included.
+        let metadata = { (path: String) throws -> [String] in
+            try XCTUnwrap(CLI.json(["info", path, "--format", "json"]) as? [String: Any]).filter { $0.key.hasPrefix("metadata.") }
+                .map { "\($0.key)=\($0.value)" }.sorted()
+        }
+        XCTAssertEqual(try metadata(out), try metadata(v2))
+        let digest = { (path: String) throws -> String? in
+            let store = try PersistentStore(path: path, options: .init(readonly: true))
+            defer { store.close() }
+            return store.metadata?["NSStoreModelVersionHashesDigest"]?.stringValue
+        }
+        XCTAssertEqual(try digest(out), try digest(v2))
+        XCTAssertNotNil(try digest(v2))
+        // What the migration drops is named with its count.
+        let plan = try XCTUnwrap(CLI.json(["migrate", v1, "--model", model, "--dry-run", "--format", "json"]) as? [String: Any])
+        let drops = try XCTUnwrap(plan["drops"] as? [[String: Any]]).map { "\($0["entity"] ?? "").\($0["property"] ?? "") \($0["count"] ?? "")" }
+        XCTAssertEqual(drops.sorted(), ["Car.color 0", "Person.id 20"])
+        // It never writes over a file.
+        let again = try CLI.run(["migrate", v1, "--model", model, "--to", out])
+        XCTAssertEqual(again.status, 1)
+        XCTAssertTrue(again.stderr.contains("exists: a migration writes a new store and never replaces one"), again.stderr)
+    }
+
+    /// SampleModel2 V1 → V2 (`cover` renamed `frontCover` by renaming identifier, a removed
+    /// attribute, derived counts, persistent history): the schema of Core Data's own V2 store,
+    /// its derived-count triggers included, with every row and the history carried.
+    func testSampleModel2V1MigratesToTheSchemaOfV2() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let v1 = try Fixtures.copy("alemar11_CoreDataPlus/SampleModel2__Fixtures__SampleModel2_V1.sqlite", into: folder).path
+        let v2 = try Fixtures.copy("alemar11_CoreDataPlus/SampleModel2__Fixtures__SampleModel2_V2.sqlite", into: folder).path
+        let exported = folder.appendingPathComponent("model")
+        XCTAssertEqual(try CLI.run(["model", v2, "export", exported.path]).status, 0)
+        let bundle = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: exported.path).first { $0.hasSuffix(".xcdatamodeld") })
+        let out = folder.appendingPathComponent("Migrated.sqlite").path
+        let answer = try CLI.json(["migrate", v1, "--model", exported.appendingPathComponent(bundle).path, "--to", out, "--format", "json"])
+        var counts: [String: Int] = [:]
+        for (entity, id, table) in [("Book", 1, "ZBOOK"), ("GraphicNovel", 2, "ZBOOK"), ("Feedback", 3, "ZFEEDBACK"), ("Page", 4, "ZPAGE"), ("Author", 6, "ZWRITER")] {
+            counts[entity] = Int(try SQLiteShell.read(v1, "SELECT count(*) FROM \(table) WHERE Z_ENT = \(id)"))
+        }
+        XCTAssertEqual(try written(answer), counts)
+        XCTAssertEqual(counts.values.reduce(0, +), 5468)
+        try assertSameSchema(out, v2, "SampleModel2 V1 → V2")
+        XCTAssertEqual(try SQLiteShell.read(out, "SELECT Z_PK, hex(ZFRONTCOVER), ZPAGESCOUNT FROM ZBOOK ORDER BY Z_PK"),
+                       try SQLiteShell.read(v1, "SELECT Z_PK, hex(ZCOVER), ZPAGESCOUNT FROM ZBOOK ORDER BY Z_PK"))
+        for table in ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"] {
+            XCTAssertEqual(try SQLiteShell.read(out, "SELECT count(*) FROM \(table)"), try SQLiteShell.read(v1, "SELECT count(*) FROM \(table)"), table)
+        }
+        XCTAssertEqual(try SQLiteShell.read(out, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16001"), "5468")
+    }
+
+    /// wibosco's version 1 → 2 with the app's own mapping model (`hexColor` from
+    /// `FUNCTION($source, "valueForKeyPath:", "color")`) gives Core Data's version-2 store's
+    /// schema; the inferred mapping gives the same rows where the model says the same (a
+    /// renaming identifier), and without one drops the colours, saying how many.
+    func testAMappingModelMigratesAsTheInferredMappingDoes() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let v1 = try Fixtures.copy("wibosco_CoreDataMigration-Example/CoreDataMigration_Example_1.sqlite", into: folder).path
+        let v2 = try Fixtures.copy("wibosco_CoreDataMigration-Example/CoreDataMigration_Example_2.sqlite", into: folder).path
+        let model2 = try model("wibosco_CoreDataMigration-Example/CoreDataMigration_Example_2.xcdatamodel__contents")
+        let mapping = Fixtures.packageRoot.appendingPathComponent("Tests/EndToEndTests/Golden/mappings/wibosco/Migration1to2.xcmappingmodel").path
+        let byMapping = folder.appendingPathComponent("ByMapping.sqlite").path
+        let run = try CLI.run(["migrate", v1, "--model", model2, "--mapping", mapping, "--to", byMapping])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("by the mapping model"), run.stdout)
+        try assertSameSchema(byMapping, v2, "wibosco 1 → 2 by its mapping model")
+        let colours = "SELECT Z_PK, ZHEXCOLOR, ZDATE, ZPOSTID FROM ZPOST ORDER BY Z_PK"
+        XCTAssertEqual(try SQLiteShell.read(byMapping, colours), try SQLiteShell.read(v1, "SELECT Z_PK, ZCOLOR, ZDATE, ZPOSTID FROM ZPOST ORDER BY Z_PK"))
+
+        let renamed = folder.appendingPathComponent("Renamed.xcdatamodel")
+        try FileManager.default.createDirectory(at: renamed, withIntermediateDirectories: true)
+        let xml = try String(contentsOfFile: model2, encoding: .utf8)
+            .replacingOccurrences(of: "<attribute name=\"hexColor\"", with: "<attribute name=\"hexColor\" elementID=\"color\"")
+        try Data(xml.utf8).write(to: renamed.appendingPathComponent("contents"))
+        let inferred = folder.appendingPathComponent("Inferred.sqlite").path
+        XCTAssertEqual(try CLI.run(["migrate", v1, "--model", renamed.path, "--to", inferred]).status, 0)
+        XCTAssertEqual(try SQLiteShell.read(inferred, "SELECT * FROM ZPOST ORDER BY Z_PK"), try SQLiteShell.read(byMapping, "SELECT * FROM ZPOST ORDER BY Z_PK"))
+
+        let plan = try XCTUnwrap(CLI.json(["migrate", v1, "--model", model2, "--dry-run", "--format", "json"]) as? [String: Any])
+        let drops = try XCTUnwrap(plan["drops"] as? [[String: Any]])
+        XCTAssertEqual(drops.map { "\($0["entity"] ?? "").\($0["property"] ?? "") \($0["count"] ?? "")" }, ["Post.color 1001"])
+    }
+
+    /// Version 2 → 3 of the same app: its mapping model names a custom policy (refused, by
+    /// name, nothing written); without it, the new required to-one `color` fails every row,
+    /// as the app's migration would.
+    func testACustomPolicyAndRowsTheNewModelRejectAreRefused() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let v2 = try Fixtures.copy("wibosco_CoreDataMigration-Example/CoreDataMigration_Example_2.sqlite", into: folder).path
+        let model3 = try model("wibosco_CoreDataMigration-Example/CoreDataMigration_Example_3.xcdatamodel__contents")
+        let mapping = Fixtures.packageRoot.appendingPathComponent("Tests/EndToEndTests/Golden/mappings/wibosco/Migration2to3.xcmappingmodel").path
+        let out = folder.appendingPathComponent("Out.sqlite").path
+        let policy = try CLI.run(["migrate", v2, "--model", model3, "--mapping", mapping, "--to", out])
+        XCTAssertEqual(policy.status, 1)
+        XCTAssertTrue(policy.stderr.contains("uses the migration policy CoreDataMigration_Example.Post2ToPost3MigrationPolicy"), policy.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+
+        let dry = try CLI.run(["migrate", v2, "--model", model3, "--dry-run"])
+        XCTAssertEqual(dry.status, 1, "a refused plan exits 1")
+        XCTAssertTrue(dry.stdout.contains("Post.color is a new required to-one: no existing row has an object for it"), dry.stdout)
+        XCTAssertTrue(dry.stdout.contains("5979 rows: Post/p1"), dry.stdout)
+        let refused = try CLI.run(["migrate", v2, "--model", model3, "--to", out])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("the migration would fail on the store's rows"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+    }
+
+    /// Where no genuine store of the newer version exists, `create` of the newer model stands
+    /// in: wibosco 3 → 4 (a new Boolean with a default) and BookMigration 1 → 2 → 3 (a new
+    /// entity, a to-one made a many-to-many under a new name, attributes moved to a new
+    /// entity), each step's result laid out as `create` lays out its model.
+    func testPairsBuiltWithCreate() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let v3 = try Fixtures.copy("wibosco_CoreDataMigration-Example/CoreDataMigration_Example_3.sqlite", into: folder).path
+        let model4 = try model("wibosco_CoreDataMigration-Example/CoreDataMigration_Example_4.xcdatamodel__contents")
+        let created4 = folder.appendingPathComponent("Created4.sqlite").path
+        XCTAssertEqual(try CLI.run(["create", created4, "--model", model4]).status, 0)
+        let out4 = folder.appendingPathComponent("Migrated4.sqlite").path
+        let answer = try CLI.json(["migrate", v3, "--model", model4, "--to", out4, "--format", "json"])
+        XCTAssertEqual(try written(answer), ["Color": 7995, "Post": 7995])
+        try assertSameSchema(out4, created4, "wibosco 3 → 4")
+        XCTAssertEqual(try SQLiteShell.read(out4, "SELECT ZHIDE, count(*) FROM ZPOST GROUP BY 1"), "0|7995", "the new attribute takes its default")
+        XCTAssertEqual(try SQLiteShell.read(out4, "SELECT count(*) FROM ZPOST p JOIN ZCOLOR c ON p.ZCOLOR = c.Z_PK AND c.ZPOST = p.Z_PK"), "7995")
+
+        let book1 = try Fixtures.copy("hwaxxer_BookMigration/Model1.sqlite", into: folder).path
+        var source = book1
+        for version in [2, 3] {
+            let model = try model("hwaxxer_BookMigration/Model\(version).xcdatamodel__contents")
+            let created = folder.appendingPathComponent("CreatedBook\(version).sqlite").path
+            XCTAssertEqual(try CLI.run(["create", created, "--model", model]).status, 0)
+            let out = folder.appendingPathComponent("MigratedBook\(version).sqlite").path
+            let run = try CLI.run(["migrate", source, "--model", model, "--to", out])
+            XCTAssertEqual(run.status, 0, "Book \(version): \(run.stderr)")
+            try assertSameSchema(out, created, "BookMigration → Model\(version)")
+            source = out
+        }
+        XCTAssertEqual(try SQLiteShell.read(source, "SELECT count(*) FROM ZUSER"), try SQLiteShell.read(book1, "SELECT count(*) FROM ZUSER"))
+        XCTAssertEqual(try SQLiteShell.read(source, "SELECT Z_PK, ZTITLE FROM ZBOOK ORDER BY 1"), try SQLiteShell.read(book1, "SELECT Z_PK, ZTITLE FROM ZBOOK ORDER BY 1"))
+    }
+
+    /// The example store and a changed model: an attribute renamed by renaming identifier,
+    /// one made required without a default while rows hold NULL, a new entity. The dry run
+    /// names each step, the refusal with its rows, and writes nothing.
+    func testADryRunNamesEachStepAndTheRefusalAndWritesNothing() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder, people: 20).path
+        XCTAssertEqual(try CLI.run([store, "-c", "update Person/p3 birthday=NULL", "-c", "update Person/p5 birthday=NULL", "-c", "save"]).status, 0)
+        let changed = folder.appendingPathComponent("Changed.xcdatamodel")
+        try FileManager.default.createDirectory(at: changed, withIntermediateDirectories: true)
+        let original = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("Examples/People.xcdatamodeld")
+            .appendingPathComponent(try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: Fixtures.packageRoot.appendingPathComponent("Examples/People.xcdatamodeld").path)
+                .first { $0.hasSuffix(".xcdatamodel") })).appendingPathComponent("contents"), encoding: .utf8)
+        let xml = original
+            .replacingOccurrences(of: "<attribute name=\"score\" optional=\"YES\"", with: "<attribute name=\"rating\" elementID=\"score\" optional=\"YES\"")
+            .replacingOccurrences(of: "<attribute name=\"birthday\" optional=\"YES\"", with: "<attribute name=\"birthday\"")
+            .replacingOccurrences(of: "</model>", with: "<entity name=\"Garage\" representedClassName=\"Garage\"><attribute name=\"city\" optional=\"YES\" attributeType=\"String\"/></entity></model>")
+        try Data(xml.utf8).write(to: changed.appendingPathComponent("contents"))
+        // Any reader of a store in WAL mode leaves its -wal and -shm; nothing else may appear.
+        let files = { try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }.sorted() }
+        let before = try files()
+        let digest = try SQLiteShell.read(store, "SELECT count(*), sum(ZSCORE) FROM ZPERSON")
+        let dry = try CLI.run(["migrate", store, "--model", changed.path, "--dry-run"])
+        XCTAssertEqual(dry.status, 1, dry.stderr)
+        for expected in ["Garage: new entity", "Person (entity", "ZRATING: from score", "refused:",
+                         "Person.birthday is made required without a default while rows hold NULL", "2 rows: Person/p3 Person/p5",
+                         "refused: rows would fail the new model; nothing written"] {
+            XCTAssertTrue(dry.stdout.contains(expected), "\(expected) in \(dry.stdout)")
+        }
+        XCTAssertEqual(try files(), before)
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT count(*), sum(ZSCORE) FROM ZPERSON"), digest)
+        // The same plan in JSON, for programs and the MCP tool.
+        let json = try CLI.run(["migrate", store, "--model", changed.path, "--dry-run", "--format", "json"])
+        XCTAssertEqual(json.status, 1)
+        let plan = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let refused = try XCTUnwrap(plan["refused"] as? [[String: Any]])
+        XCTAssertEqual(refused.first?["count"] as? Int, 2)
+        XCTAssertEqual(try CLI.run(["migrate", store, "--model", changed.path]).status, 64, "say what to do")
+    }
+
+    /// In place: the store becomes the migrated store, and what it was is kept as a snapshot
+    /// `restore` would put back.
+    func testMigratingInPlaceKeepsASnapshot() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.copy("wibosco_CoreDataMigration-Example/CoreDataMigration_Example_3.sqlite", into: folder).path
+        let model4 = try model("wibosco_CoreDataMigration-Example/CoreDataMigration_Example_4.xcdatamodel__contents")
+        let environment = ["XDG_DATA_HOME": folder.appendingPathComponent("library").path]
+        let run = try CLI.run(["migrate", store, "--model", model4, "--in-place"], environment: environment)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("the store as it was is kept as snapshot before-migrate-"), run.stdout)
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT count(*) FROM ZPOST WHERE ZHIDE = 0"), "7995")
+        XCTAssertEqual(try CLI.run(["doctor", store]).status, 0)
+        let snapshots = try CLI.run(["snapshots", store], environment: environment)
+        XCTAssertTrue(snapshots.stdout.contains("before-migrate-"), snapshots.stdout)
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: folder.path).contains { $0.contains(".migrating-") })
+        let inSession = try CLI.run([store, "-c", "migrate --model \(model4) --in-place"])
+        XCTAssertNotEqual(inSession.status, 0)
+        XCTAssertTrue(inSession.stderr.contains("run it as 'cdinspect migrate STORE"), inSession.stderr)
+    }
+}
