@@ -45,13 +45,11 @@ public struct MigrationRowCheck {
                 } else {
                     continue
                 }
-                let count = try Int64.fetchOne(db, sql: "SELECT count(*) " + tail) ?? 0
-                guard count > 0 else { continue }
-                let keys = try Int64.fetchAll(db, sql: "SELECT x.Z_PK " + tail + " ORDER BY 1 LIMIT \(DoctorFinding.exampleLimit)")
-                found.append(DoctorFinding(.error, "migration_required", entity: entity.name, property: a.name, count: count,
-                                           examples: keys.map { (old.name, $0) },
-                                           detail: "\(entity.name).\(a.name) is \(why): migration fails with Cocoa error 134110 "
-                                               + "(\"missing attribute values on mandatory destination attribute\") and the app cannot open the store"))
+                if let finding = try required(entity, a.name, old: old, tail: tail, db,
+                                              detail: "\(why): migration fails with Cocoa error 134110 "
+                                                  + "(\"missing attribute values on mandatory destination attribute\") and the app cannot open the store") {
+                    found.append(finding)
+                }
             }
             found += try requiredToOnes(entity, old: old, rows: rows, inherited: inherited, db)
             let oldConstraints = Set((store.model.entity(named: old.name)?.uniquenessConstraints ?? []).map { $0.sorted() })
@@ -93,14 +91,23 @@ public struct MigrationRowCheck {
                 tail = rows
                 why = "a new required to-one: no existing row has an object for it"
             }
-            let count = try Int64.fetchOne(db, sql: "SELECT count(*) " + tail) ?? 0
-            guard count > 0 else { continue }
-            let keys = try Int64.fetchAll(db, sql: "SELECT x.Z_PK " + tail + " ORDER BY 1 LIMIT \(DoctorFinding.exampleLimit)")
-            found.append(DoctorFinding(.error, "migration_required", entity: entity.name, property: r.name, count: count,
-                                       examples: keys.map { (old.name, $0) },
-                                       detail: "\(entity.name).\(r.name) is \(why): migration fails with Cocoa error 134110 "
-                                           + "(the destination object fails validation: the relationship is required) and the app cannot open the store"))
+            if let finding = try required(entity, r.name, old: old, tail: tail, db,
+                                          detail: "\(why): migration fails with Cocoa error 134110 "
+                                              + "(the destination object fails validation: the relationship is required) and the app cannot open the store") {
+                found.append(finding)
+            }
         }
         return found
+    }
+
+    /// The `migration_required` finding of `property` over the old rows `tail` selects
+    /// (`FROM … WHERE …`, alias `x`), nil when there are none; `detail` follows "E.p is ".
+    private func required(_ entity: EntityDescription, _ property: String, old: EntityMapping, tail: String, _ db: Database,
+                          detail: String) throws -> DoctorFinding? {
+        let count = try Int64.fetchOne(db, sql: "SELECT count(*) " + tail) ?? 0
+        guard count > 0 else { return nil }
+        let keys = try Int64.fetchAll(db, sql: "SELECT x.Z_PK " + tail + " ORDER BY 1 LIMIT \(DoctorFinding.exampleLimit)")
+        return DoctorFinding(.error, "migration_required", entity: entity.name, property: property, count: count,
+                             examples: keys.map { (old.name, $0) }, detail: "\(entity.name).\(property) is " + detail)
     }
 }

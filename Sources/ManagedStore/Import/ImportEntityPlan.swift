@@ -64,9 +64,7 @@ final class ImportEntityPlan {
                 attributes.append(ImportAttribute(a.attribute))
                 columns.append(.attribute(name: key, column: column, slot: slot))
                 names.append(column)
-                if let text = a.attribute.defaultValue,
-                   let value = try? ValueParsing.attributeValue(text, a.attribute, entity: entity.name),
-                   let stored = StoreWriter.encode(.attribute(value), a.attribute) {
+                if let text = a.attribute.defaultValue, let stored = try? StoreWriter.stored(text, a.attribute, entity: entity.name) {
                     defaults.append(stored)
                 } else {
                     defaults.append(nil)

@@ -44,7 +44,7 @@ public enum MappingModelReader {
             if let policy = e.attributes["migrationpolicyclassname"], !policy.isEmpty, policy != "NSEntityMigrationPolicy" {
                 throw MigrationError.customPolicy(entityMapping: name, policy: policy)
             }
-            guard let entity = new.entity(named: destination) else {
+            guard new.entity(named: destination) != nil else {
                 throw MigrationError.badMappingModel("entity mapping \(name) leads to \(destination), which the new model does not have")
             }
             if let source, old.entity(named: source) == nil {
@@ -67,7 +67,7 @@ public enum MappingModelReader {
                 } else {
                     value = .none
                 }
-                guard entity.properties.contains(where: { $0.name == property }) || new.allProperties(of: destination).contains(where: { $0.property.name == property }) else {
+                guard new.allProperties(of: destination).contains(where: { $0.property.name == property }) else {
                     throw MigrationError.badMappingModel("entity mapping \(name) maps \(property), which \(destination) does not have")
                 }
                 mapping.setProperty(property, of: destination, from: value)

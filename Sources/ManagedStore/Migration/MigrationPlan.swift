@@ -184,7 +184,7 @@ extension MigrationPlan {
 
         mutating func attributeFill(_ a: AttributeMapping, column: String, of entity: EntityMapping, from: EntityMapping) throws -> ColumnFill {
             let attribute = a.attribute
-            let fallback = try defaultValue(attribute, entity: entity.name)
+            let fallback = defaultValue(attribute, entity: entity.name)
             switch propertySource(attribute.name, renamingIdentifier: attribute.renamingIdentifier, of: entity, from: from) {
             case .property(let name):
                 if let before = from.attribute(name), let oldColumn = before.column, store.schema.table(from.table)?.hasColumn(oldColumn) == true {
@@ -199,8 +199,7 @@ extension MigrationPlan {
                 }
                 return newAttributeFill(column, fallback, attribute)
             case .value(let text):
-                let value = try ValueParsing.attributeValue(text, attribute, entity: entity.name)
-                let stored = StoreWriter.encode(.attribute(value), attribute) ?? .null
+                let stored = try StoreWriter.stored(text, attribute, entity: entity.name) ?? .null
                 return ColumnFill(column: column, expression: "?", arguments: [stored], origin: "the mapping model's value \(text)")
             case .none:
                 return newAttributeFill(column, fallback, attribute)
@@ -215,10 +214,9 @@ extension MigrationPlan {
         }
 
         /// An attribute's default as Core Data stores it, nil when it has none.
-        func defaultValue(_ a: AttributeDescription, entity: String) throws -> DatabaseValue? {
+        func defaultValue(_ a: AttributeDescription, entity: String) -> DatabaseValue? {
             guard let text = a.defaultValue, !a.isDerived else { return nil }
-            guard let value = try? ValueParsing.attributeValue(text, a, entity: entity) else { return nil }
-            return StoreWriter.encode(.attribute(value), a)
+            return try? StoreWriter.stored(text, a, entity: entity)
         }
 
         /// SQL mapping the source's entity numbers to the destination's, NULL for an entity

@@ -28,17 +28,17 @@ public enum StoreMigration {
         if FileManager.default.fileExists(atPath: path) { throw MigrationError.outputExists(path: path) }
         let external = StoreCompanions(storePath: store.path).externalData
         let newExternal = StoreCompanions(storePath: path).externalData
-        var copiedExternal = false
+        // What a failed migration takes away again: only the folders it made.
+        var made: [String] = []
         if FileManager.default.fileExists(atPath: external.path), !FileManager.default.fileExists(atPath: newExternal.path) {
             // The files first: a store that names them never exists without them.
-            _ = try disk.makeFolders(newExternal.deletingLastPathComponent().path)
+            made = try disk.makeFolders(newExternal.deletingLastPathComponent().path) + [newExternal.path]
             try disk.copyFolder(external.path, to: newExternal.path)
-            copiedExternal = true
         }
         do {
             try build(store, plan: plan, at: path, disk: disk)
         } catch {
-            if copiedExternal { disk.removeTree(newExternal.deletingLastPathComponent().path) }
+            if let outermost = made.first { disk.removeTree(outermost) }
             throw error
         }
         return Outcome(rows: try counts(plan, at: path), path: path, kept: nil)

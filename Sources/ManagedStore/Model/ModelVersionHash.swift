@@ -6,19 +6,20 @@
 /// cache, Core Data and SwiftData alike (`ModelVersionHashTests`): each hash is SHA-256;
 /// strings go in as their UTF-8 bytes, integers as little-endian bytes.
 public enum ModelVersionHash {
-    /// Each entity's hash; nil for an entity whose hash needs a fact the model does not
-    /// give (a derived attribute whose expression is in a form not spelled here).
     /// `NSStoreModelVersionHashesDigest`: SHA-512 over each entity's name (its UTF-8 bytes)
     /// followed by its hash, entities in the byte order of their names. It reproduces the
     /// digest of every fixture store that has one (CoreDataPlus, Notes, Photos, whose 68
     /// entities rule out a case-insensitive order); `ModelVersionHashTests`.
     public static func digest(_ hashes: [String: [UInt8]]) -> [UInt8] {
         var bytes: [UInt8] = []
-        for name in hashes.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+        for name in hashes.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             bytes += Array(name.utf8) + (hashes[name] ?? [])
         }
         return SHA512.digest(bytes)
     }
+
+    /// Each entity's hash; nil for an entity whose hash needs a fact the model does not
+    /// give (a derived attribute whose expression is in a form not spelled here).
 
     public static func entityHashes(_ model: ManagedObjectModel) -> [String: [UInt8]?] {
         var memo: [String: [UInt8]?] = [:]

@@ -192,6 +192,12 @@ struct StoreWriter {
         }
     }
 
+    /// A value as a model file spells it (a default, a mapping model's constant) in its
+    /// column's storage form: what an insert, an import and a migration write for it.
+    static func stored(_ text: String, _ attribute: AttributeDescription, entity: String) throws -> DatabaseValue? {
+        encode(.attribute(try ValueParsing.attributeValue(text, attribute, entity: entity)), attribute)
+    }
+
     /// An attribute value in its column's storage form; nil for values that cannot be
     /// written back (externally stored data, whose file this tool does not manage).
     static func encode(_ value: ObjectValue, _ attribute: AttributeDescription) -> DatabaseValue? {

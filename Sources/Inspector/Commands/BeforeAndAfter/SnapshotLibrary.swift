@@ -26,8 +26,6 @@ public enum SnapshotLibrary {
         return folder
     }
 
-    /// A snapshot as a command names it: a folder holding one (a path), or a name among
-    /// the store's.
     /// A name and folder, not yet taken, for the snapshot a command keeps of what it is about
     /// to replace: `STEM-TIME`, with `-2`, `-3`… when two come in one second.
     static func keepingFolder(_ stem: String, of store: PersistentStore) throws -> (name: String, folder: URL) {
@@ -42,6 +40,8 @@ public enum SnapshotLibrary {
         return (name, StoreSnapshot.folder(root: root, storeUUID: uuid, name: name))
     }
 
+    /// A snapshot as a command names it: a folder holding one (a path), or a name among
+    /// the store's.
     public static func snapshot(_ word: String, of store: PersistentStore) throws -> StoreSnapshot {
         var isDirectory: ObjCBool = false
         if word.contains("/") || (FileManager.default.fileExists(atPath: word, isDirectory: &isDirectory) && isDirectory.boolValue) {

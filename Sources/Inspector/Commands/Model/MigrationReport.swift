@@ -31,7 +31,8 @@ enum MigrationReport {
         }
         if !plan.rejectedRows.isEmpty { return "refused: rows would fail the new model; nothing written" }
         let rows = plan.entities.reduce(0) { $0 + $1.rows }
-        return "dry run: \(rows) row\(rows == 1 ? "" : "s") would migrate, \(plan.losses.filter { $0.count > 0 }.count) drop\(plan.losses.filter { $0.count > 0 }.count == 1 ? "" : "s") with data; nothing written"
+        let drops = plan.losses.filter { $0.count > 0 }.count
+        return "dry run: \(rows) row\(rows == 1 ? "" : "s") would migrate, \(drops) drop\(drops == 1 ? "" : "s") with data; nothing written"
     }
 
     static func report(_ plan: MigrationPlan, store: PersistentStore, outcome: StoreMigration.Outcome?) -> Report {
