@@ -13,6 +13,7 @@ let readers: [(name: String, products: [String])] = [
     ("FuzzSwiftPredicate", ["ManagedStore"]),
     ("FuzzModelCache", ["ManagedStore"]),
     ("FuzzModelXML", ["ManagedStore"]),
+    ("FuzzMappingModel", ["ManagedStore"]),
     ("FuzzSQLDebugLog", ["ManagedStore"]),
     ("FuzzImportJSON", []),
     ("FuzzImportCSV", []),

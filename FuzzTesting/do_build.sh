@@ -22,7 +22,7 @@ case "${1:-}" in
     *) exit 0 ;;
 esac
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzKeyedArchive FuzzBinaryPlist FuzzNSPredicate FuzzSwiftPredicate FuzzModelCache FuzzModelXML
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzKeyedArchive FuzzBinaryPlist FuzzNSPredicate FuzzSwiftPredicate FuzzModelCache FuzzModelXML FuzzMappingModel
     FuzzSQLDebugLog FuzzImportJSON FuzzImportCSV FuzzSwiftDataJSON FuzzMCPLine FuzzHTTPRequest FuzzWholeStore)
 [ -d Corpus ] || ./seeds.sh
 bin=$(swift build "${flags[@]}" --show-bin-path)

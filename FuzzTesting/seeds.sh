@@ -51,6 +51,8 @@ for path in stores:
         continue
 for path in glob.glob(f"{shared}/fixtures/**/*contents*", recursive=True) + glob.glob("../Examples/**/contents", recursive=True) + glob.glob("../Benchmarks/**/contents", recursive=True):
     if os.path.isfile(path): put("FuzzModelXML", open(path, "rb").read())
+for path in glob.glob("../Tests/**/xcmapping.xml", recursive=True):
+    put("FuzzMappingModel", open(path, "rb").read())
 for case in json.load(open(f"{shared}/conformance/predicate-cases.json")):
     put("FuzzNSPredicate", case["predicate"].encode())
 for path in glob.glob("../Tests/**/*.swift", recursive=True):

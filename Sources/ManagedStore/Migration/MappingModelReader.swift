@@ -28,10 +28,12 @@ public enum MappingModelReader {
             throw MigrationError.badMappingModel("\(path) is a compiled mapping model; give its source, the .xcmappingmodel")
         }
         guard let data = FileManager.default.contents(atPath: file) else { throw MigrationError.badMappingModel("cannot read \(file)") }
-        return try mapping(Array(data), file: file, from: old, to: new)
+        return try mapping(contents: Array(data), file: file, from: old, to: new)
     }
 
-    static func mapping(_ bytes: [UInt8], file: String, from old: ManagedObjectModel, to new: ManagedObjectModel) throws -> MigrationMapping {
+    /// The mapping an `xcmapping.xml`'s bytes describe (`file` names it in errors); the fuzz
+    /// target reads hostile bytes through here.
+    public static func mapping(contents bytes: [UInt8], file: String, from old: ManagedObjectModel, to new: ManagedObjectModel) throws -> MigrationMapping {
         let objects = try readObjects(bytes, file: file)
         var mapping = MigrationMapping(fromMappingModel: true)
         let entityMappings = objects.values.filter { $0.type == "XDDEVENTITYMAPPING" }
