@@ -180,9 +180,17 @@ final class CrashSafetyTests: XCTestCase {
                 .replacingOccurrences(of: "</model>", with: "<entity name=\"Garage\" representedClassName=\"Garage\"><attribute name=\"city\" optional=\"YES\" attributeType=\"String\"/></entity></model>")
             XCTAssertNotEqual(next, contents)
             try Data(next.utf8).write(to: model.appendingPathComponent("contents"))
+            let adds = folder.appendingPathComponent("Adds.xcdatamodel")
+            try FileManager.default.createDirectory(at: adds, withIntermediateDirectories: true)
+            try Data(next.replacingOccurrences(of: "<entity name=\"Garage\" representedClassName=\"Garage\"><attribute name=\"city\" optional=\"YES\" attributeType=\"String\"/></entity>", with: "").utf8)
+                .write(to: adds.appendingPathComponent("contents"))
         }
         try killEveryStep(KillScenario(name: "migrate --in-place", arguments: {
             ["migrate", Self.store($0), "--model", $0.appendingPathComponent("Next.xcdatamodel").path, "--in-place"]
+        }), from: template)
+        // Without the new entity it only adds: the store's pages copied and altered.
+        try killEveryStep(KillScenario(name: "migrate --in-place, altering", arguments: {
+            ["migrate", Self.store($0), "--model", $0.appendingPathComponent("Adds.xcdatamodel").path, "--in-place"]
         }), from: template)
     }
 

@@ -39,6 +39,9 @@ public enum StoreCreator {
         let fill: (Database) throws -> Void
         /// The metadata's keys to keep from the source (custom keys, the framework version).
         let metadataBase: [(key: PropertyListValue, value: PropertyListValue)]
+        /// The new store starts as a page-for-page copy of the source (SQLite's backup API)
+        /// that `fill` alters, instead of the model's empty layout that `fill` fills.
+        var startsAsCopy = false
     }
 
     static func create(at path: String, model: ManagedObjectModel, options: Options, disk: Disk, filling: Filling?) throws {
@@ -52,26 +55,10 @@ public enum StoreCreator {
         let building = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).creating-\(getpid())").path
         do {
             let queue = try DatabaseQueue(path: building, configuration: SQLiteDurability.configuration())
-            try queue.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA page_size = 4096")
-                try db.execute(sql: "PRAGMA auto_vacuum = 2")
-                if let filling {
-                    try db.execute(sql: "ATTACH DATABASE ? AS src", arguments: [StoreFile.uri(filling.sourcePath, parameters: ["mode=ro"])])
-                }
-                try db.inTransaction {
-                    // Rows brought in carry their derived values: the triggers that keep
-                    // those come after them, so that they do not count the rows again.
-                    let statements = schemaStatements(model)
-                    let triggers = filling == nil ? [] : statements.filter { $0.hasPrefix("CREATE TRIGGER") }
-                    for statement in statements where !triggers.contains(statement) { try db.execute(sql: statement) }
-                    if options.persistentHistory { try createHistoryTables(db, model: model) }
-                    try writeBookkeeping(db, model: model, options: options, metadataBase: filling?.metadataBase)
-                    try filling?.fill(db)
-                    for statement in triggers { try db.execute(sql: statement) }
-                    return .commit
-                }
-                if filling != nil { try db.execute(sql: "DETACH DATABASE src") }
-                if options.wal { _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
+            if let filling, filling.startsAsCopy {
+                try copy(filling, into: queue)
+            } else {
+                try lay(out: model, in: queue, options: options, filling: filling)
             }
             // The last connection's close checkpoints the -wal into the file and removes it:
             // one self-contained file, synced, is what gets the store's name.
@@ -86,6 +73,48 @@ public enum StoreCreator {
                 throw StoreError.sqlite("cannot create \(path): \(error.reason)")
             }
             throw error
+        }
+    }
+
+    /// The source's pages into the new file, then `filling`'s changes in one transaction.
+    private static func copy(_ filling: Filling, into queue: DatabaseQueue) throws {
+        let source = try StoreConnection.open(try StoreFile(path: filling.sourcePath), readonly: true)
+        defer { try? StoreConnection.close(source) }
+        try source.read { db in try queue.writeWithoutTransaction { try db.backup(to: $0) } }
+        try queue.writeWithoutTransaction { db in
+            try db.inTransaction {
+                try filling.fill(db)
+                return .commit
+            }
+        }
+    }
+
+    /// The model's empty layout, and `filling`'s rows read from the source attached as `src`.
+    private static func lay(out model: ManagedObjectModel, in queue: DatabaseQueue, options: Options, filling: Filling?) throws {
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA page_size = 4096")
+            try db.execute(sql: "PRAGMA auto_vacuum = 2")
+            if let filling {
+                try db.execute(sql: "ATTACH DATABASE ? AS src", arguments: [StoreFile.uri(filling.sourcePath, parameters: ["mode=ro"])])
+            }
+            try db.inTransaction {
+                // Rows brought in carry their derived values: the triggers that keep
+                // those come after them, so that they do not count the rows again. The
+                // indexes come after them too: one sort per index, where keeping each
+                // up to date row by row took most of a migration's time.
+                let statements = schemaStatements(model)
+                let afterRows = filling == nil ? [] : statements.filter {
+                    $0.hasPrefix("CREATE TRIGGER") || $0.hasPrefix("CREATE INDEX") || $0.hasPrefix("CREATE UNIQUE INDEX")
+                }
+                for statement in statements where !afterRows.contains(statement) { try db.execute(sql: statement) }
+                if options.persistentHistory { try createHistoryTables(db, model: model) }
+                try writeBookkeeping(db, model: model, options: options, metadataBase: filling?.metadataBase)
+                try filling?.fill(db)
+                for statement in afterRows { try db.execute(sql: statement) }
+                return .commit
+            }
+            if filling != nil { try db.execute(sql: "DETACH DATABASE src") }
+            if options.wal { _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
         }
     }
 
@@ -311,14 +340,32 @@ public enum StoreCreator {
 
     /// The store a model is laid out as, without a file: the destination a migration plans
     /// against (`MigrationPlan`), the same layout `create` writes.
-    public static func layout(of model: ManagedObjectModel) throws -> StoreMapping {
+    public static func layout(of model: ManagedObjectModel) throws -> Layout {
         let queue = try DatabaseQueue()
         var options = Options()
         options.writeModelCache = false
         return try queue.write { db in
             for statement in schemaStatements(model) { try db.execute(sql: statement) }
             try writeBookkeeping(db, model: model, options: options)
-            return StoreMapping(model: model, schema: try SchemaSnapshot.read(db))
+            let schema = try SchemaSnapshot.read(db)
+            return Layout(mapping: StoreMapping(model: model, schema: schema), schema: schema,
+                          indexes: try Layout.statements(db, type: "index"), triggers: try Layout.statements(db, type: "trigger"))
+        }
+    }
+
+    /// A model's layout: its mapping, its schema, and the SQL of its indexes and triggers by
+    /// name, as `sqlite_master` keeps them.
+    public struct Layout: Sendable {
+        public let mapping: StoreMapping
+        public let schema: SchemaSnapshot
+        public let indexes: [String: String]
+        public let triggers: [String: String]
+
+        /// The SQL of each index or trigger of the database by name (automatic indexes aside).
+        static func statements(_ db: Database, type: String) throws -> [String: String] {
+            Dictionary(try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = ? AND sql IS NOT NULL", arguments: [type])
+                .compactMap { row in (row["name"] as String?).flatMap { name in (row["sql"] as String?).map { (name, $0) } } },
+                       uniquingKeysWith: { a, _ in a })
         }
     }
 
@@ -330,6 +377,16 @@ public enum StoreCreator {
             try db.execute(sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
                            arguments: [id, name, superID])
         }
+        try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+                       arguments: [options.uuid, try metadataPlist(model, options: options, base: metadataBase)])
+        if options.writeModelCache {
+            try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [try modelCache(model)])
+        }
+    }
+
+    /// `Z_METADATA.Z_PLIST` for the model, over `base`'s keys (a new store's when nil).
+    static func metadataPlist(_ model: ManagedObjectModel, options: Options,
+                              base: [(key: PropertyListValue, value: PropertyListValue)]?) throws -> Data {
         // The hashes Core Data computes, so that Core Data opens the store with this model
         // without a migration; a stable stand-in only where the model lacks a fact the hash
         // needs (a derivation in a form not spelled).
@@ -338,18 +395,17 @@ public enum StoreCreator {
             throw StoreError.invalidModel("the version hash of \(notComputed.name) cannot be computed from the model, so Core Data would migrate the store")
         }
         let hashes = model.entities.map { ($0.name, (computed[$0.name] ?? nil) ?? placeholderHash($0.name)) }
-        let plist = metadata(hashes: hashes, versionIdentifier: model.versionIdentifier, over: metadataBase ?? [
+        let plist = metadata(hashes: hashes, versionIdentifier: model.versionIdentifier, over: base ?? [
             (.string("NSPersistenceFrameworkVersion"), .integer(options.frameworkVersion)),
             (.string("NSStoreType"), .string("SQLite")),
             (.string("_NSAutoVacuumLevel"), .string("2")),
         ])
-        try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
-                       arguments: [options.uuid, Data(BinaryPropertyListWriter.encode(plist))])
-        if options.writeModelCache {
-            let archive = BinaryPropertyListWriter.encode(ModelArchiver.archive(model))
-            try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)",
-                           arguments: [Data(try RawDeflate.deflate(archive))])
-        }
+        return Data(BinaryPropertyListWriter.encode(plist))
+    }
+
+    /// `Z_MODELCACHE.Z_CONTENT` for the model: its archive, deflated, as Core Data caches it.
+    static func modelCache(_ model: ManagedObjectModel) throws -> Data {
+        Data(try RawDeflate.deflate(BinaryPropertyListWriter.encode(ModelArchiver.archive(model))))
     }
 
     /// A store's metadata for a model: `base`'s keys (a migrated store's own, or a new one's),

@@ -10,7 +10,8 @@ import GRDB
 /// The destination is laid out as `create` lays out the new model (`StoreCreator`), so a
 /// migrated store has the schema Core Data gives that model; rows keep their `Z_PK` and
 /// `Z_OPT`, and take the new model's entity numbers (CoreDataPlus's SampleModel V1 → V2,
-/// a migration Core Data ran, kept every key and version).
+/// a migration Core Data ran, kept every key and version). A migration that only adds is
+/// carried out on a copy of the store's pages instead (`MigrationAlteration`).
 public struct MigrationPlan: Sendable {
     /// One destination column and the SQL that fills it from a source row (alias `x`).
     public struct ColumnFill: Sendable {
@@ -19,6 +20,22 @@ public struct MigrationPlan: Sendable {
         let arguments: [DatabaseValue]
         /// For people: where the value comes from, when it is not the same column.
         public let origin: String?
+        /// What the value is in terms of the source row (`MigrationAlteration` reads it).
+        var carry: Carry = .computed
+    }
+
+    /// A fill's value in terms of the source row.
+    enum Carry: Sendable, Equatable {
+        /// The source column of this name, as it is.
+        case column(String)
+        /// The source column of this name, its entity numbers mapped to the new ones.
+        case renumbered(String)
+        /// The source column, a NULL in it taking the (bound) default.
+        case columnOrDefault(String)
+        /// A value that is the same for every row (bound, or NULL).
+        case constant
+        /// Anything else (positions counted, an entity column the source lacks).
+        case computed
     }
 
     /// The rows of one destination entity.
@@ -43,6 +60,8 @@ public struct MigrationPlan: Sendable {
         let select: @Sendable (String) -> String
         public let rows: Int64
         public let origin: String
+        /// The same table with the same columns in the source: its rows stay as they are.
+        let unchanged: Bool
     }
 
     /// Something the migration drops, with how much of it the store holds.
@@ -74,6 +93,12 @@ public struct MigrationPlan: Sendable {
     /// Old entity number → new, for every entity whose rows are carried.
     let entityNumbers: [Int: Int]
     public let carriesHistory: Bool
+    /// The migration as changes to a copy of the store, when it only adds.
+    let alteration: MigrationAlteration?
+
+    /// Whether it is carried out by altering a copy of the store (it only adds) rather than
+    /// by copying every row into the new layout.
+    public var altersInPlace: Bool { alteration != nil }
 
     /// Whether the migration can run.
     public var isRefused: Bool { !needsMappingModel.isEmpty || !rejectedRows.isEmpty }
@@ -85,7 +110,7 @@ public struct MigrationPlan: Sendable {
         let layout = try StoreCreator.layout(of: model)
         let mapping = given ?? MigrationMapping.inferred(from: store.model, to: model)
         return try store.reader.read { db in
-            var builder = Builder(store: store, model: model, layout: layout, mapping: mapping, db: db)
+            var builder = Builder(store: store, model: model, destination: layout, mapping: mapping, db: db)
             return try builder.build()
         }
     }
@@ -96,7 +121,7 @@ extension MigrationPlan {
     struct Builder {
         let store: PersistentStore
         let model: ManagedObjectModel
-        let layout: StoreMapping
+        let destination: StoreCreator.Layout
         let mapping: MigrationMapping
         let db: Database
         /// Source columns carried somewhere, as TABLE.COLUMN: what is not is a loss.
@@ -104,15 +129,16 @@ extension MigrationPlan {
         /// Source join tables carried.
         var carriedJoins: Set<String> = []
 
-        init(store: PersistentStore, model: ManagedObjectModel, layout: StoreMapping, mapping: MigrationMapping, db: Database) {
+        init(store: PersistentStore, model: ManagedObjectModel, destination: StoreCreator.Layout, mapping: MigrationMapping, db: Database) {
             self.store = store
             self.model = model
-            self.layout = layout
+            self.destination = destination
             self.mapping = mapping
             self.db = db
         }
 
         var old: StoreMapping { store.mapping }
+        var layout: StoreMapping { destination.mapping }
 
         func source(of entity: String) -> EntityMapping? {
             mapping.entitySources[entity].flatMap { old.entity(named: $0) }
@@ -134,13 +160,14 @@ extension MigrationPlan {
             }
             let joins = try joinSteps()
             let losses = try lossesOf(numbers: numbers)
+            let alteration = try self.alteration(steps, joins, losses, numbers: numbers, keptNames: kept)
             let rejected = try MigrationRowCheck(store: store, newModel: model).findings(db).filter { $0.severity == .error }
             return MigrationPlan(
                 sourceModel: store.model, destinationModel: model, diff: diff, mapping: mapping, entities: steps, joins: joins,
                 losses: losses, untested: mapping.fromMappingModel ? [] : diff.changes.filter { $0.migration == .undocumented },
                 needsMappingModel: mapping.fromMappingModel ? [] : diff.changes.filter { $0.migration == .mappingModel && !Self.rowsDecide($0) },
                 rejectedRows: rejected, keptEntityNames: kept, layout: layout, entityNumbers: numbers,
-                carriesHistory: store.schema.hasPersistentHistory)
+                carriesHistory: store.schema.hasPersistentHistory, alteration: alteration)
         }
 
         /// A value made required, or a new required one, without a default: the inferred
@@ -161,9 +188,10 @@ extension MigrationPlan {
             let hasEntityColumn = from.entityColumn != nil
             let rows = try Int64.fetchOne(db, sql: "SELECT count(*) FROM \(SQL.identifier(from.table)) AS x"
                                             + (hasEntityColumn ? " WHERE x.Z_ENT = \(fromID)" : "")) ?? 0
-            var fills = [ColumnFill(column: "Z_PK", expression: "x.Z_PK", arguments: [], origin: nil),
-                         ColumnFill(column: "Z_ENT", expression: String(id), arguments: [], origin: nil),
-                         ColumnFill(column: "Z_OPT", expression: from.versionColumn == nil ? "1" : "x.Z_OPT", arguments: [], origin: nil)]
+            var fills = [ColumnFill(column: "Z_PK", expression: "x.Z_PK", arguments: [], origin: nil, carry: .column("Z_PK")),
+                         ColumnFill(column: "Z_ENT", expression: String(id), arguments: [], origin: nil, carry: .renumbered("Z_ENT")),
+                         ColumnFill(column: "Z_OPT", expression: from.versionColumn == nil ? "1" : "x.Z_OPT", arguments: [], origin: nil,
+                                    carry: from.versionColumn == nil ? .constant : .column("Z_OPT"))]
             for a in entity.attributes {
                 guard let column = a.column, !a.attribute.isTransient else { continue }
                 fills.append(try attributeFill(a, column: column, of: entity, from: from))
@@ -193,14 +221,15 @@ extension MigrationPlan {
                     // A value the new model requires, where the row has none, takes the default.
                     if let fallback, !attribute.isOptional {
                         return ColumnFill(column: column, expression: "coalesce(x.\(SQL.identifier(oldColumn)), ?)", arguments: [fallback],
-                                          origin: [renamed, "NULL becomes the default \(attribute.defaultValue ?? "")"].compactMap { $0 }.joined(separator: "; "))
+                                          origin: [renamed, "NULL becomes the default \(attribute.defaultValue ?? "")"].compactMap { $0 }.joined(separator: "; "),
+                                          carry: .columnOrDefault(oldColumn))
                     }
-                    return ColumnFill(column: column, expression: "x.\(SQL.identifier(oldColumn))", arguments: [], origin: renamed)
+                    return ColumnFill(column: column, expression: "x.\(SQL.identifier(oldColumn))", arguments: [], origin: renamed, carry: .column(oldColumn))
                 }
                 return newAttributeFill(column, fallback, attribute)
             case .value(let text):
                 let stored = try StoreWriter.stored(text, attribute, entity: entity.name) ?? .null
-                return ColumnFill(column: column, expression: "?", arguments: [stored], origin: "the mapping model's value \(text)")
+                return ColumnFill(column: column, expression: "?", arguments: [stored], origin: "the mapping model's value \(text)", carry: .constant)
             case .none:
                 return newAttributeFill(column, fallback, attribute)
             }
@@ -208,9 +237,9 @@ extension MigrationPlan {
 
         func newAttributeFill(_ column: String, _ fallback: DatabaseValue?, _ attribute: AttributeDescription) -> ColumnFill {
             if let fallback {
-                return ColumnFill(column: column, expression: "?", arguments: [fallback], origin: "new: the default \(attribute.defaultValue ?? "")")
+                return ColumnFill(column: column, expression: "?", arguments: [fallback], origin: "new: the default \(attribute.defaultValue ?? "")", carry: .constant)
             }
-            return ColumnFill(column: column, expression: "NULL", arguments: [], origin: "new: NULL")
+            return ColumnFill(column: column, expression: "NULL", arguments: [], origin: "new: NULL", carry: .constant)
         }
 
         /// An attribute's default as Core Data stores it, nil when it has none.
@@ -232,15 +261,16 @@ extension MigrationPlan {
             guard case .property(let name) = propertySource(relationship.name, renamingIdentifier: relationship.renamingIdentifier, of: entity, from: from),
                   let before = from.relationship(name), case .foreignKey(let oldColumn, let oldEntityColumn) = before.storage,
                   let table = store.schema.table(from.table), table.hasColumn(oldColumn) else {
-                return [ColumnFill(column: column, expression: "NULL", arguments: [], origin: "new: no object")]
-                    + (entityColumn.map { [ColumnFill(column: $0, expression: "NULL", arguments: [], origin: nil)] } ?? [])
+                return [ColumnFill(column: column, expression: "NULL", arguments: [], origin: "new: no object", carry: .constant)]
+                    + (entityColumn.map { [ColumnFill(column: $0, expression: "NULL", arguments: [], origin: nil, carry: .constant)] } ?? [])
             }
             carried.insert(from.table + "." + oldColumn)
             let key = "x.\(SQL.identifier(oldColumn))"
             // The destination's entity: from the row's entity column, else the one entity the
             // old destination was; a key into rows that are not carried is cleared.
             let oldEntity: String
-            if let oldEntityColumn, table.hasColumn(oldEntityColumn) {
+            let oldEntityColumnKept = oldEntityColumn.flatMap { table.hasColumn($0) ? $0 : nil }
+            if let oldEntityColumn = oldEntityColumnKept {
                 carried.insert(from.table + "." + oldEntityColumn)
                 oldEntity = "x.\(SQL.identifier(oldEntityColumn))"
             } else {
@@ -248,9 +278,11 @@ extension MigrationPlan {
             }
             let renumbered = Self.renumbered(oldEntity, numbers)
             let renamed = name == relationship.name ? nil : "from \(name)"
-            var fills = [ColumnFill(column: column, expression: "CASE WHEN \(renumbered) IS NULL THEN NULL ELSE \(key) END", arguments: [], origin: renamed)]
+            var fills = [ColumnFill(column: column, expression: "CASE WHEN \(renumbered) IS NULL THEN NULL ELSE \(key) END", arguments: [], origin: renamed,
+                                    carry: .renumbered(oldColumn))]
             if let entityColumn {
-                fills.append(ColumnFill(column: entityColumn, expression: "CASE WHEN \(key) IS NULL THEN NULL ELSE \(renumbered) END", arguments: [], origin: nil))
+                fills.append(ColumnFill(column: entityColumn, expression: "CASE WHEN \(key) IS NULL THEN NULL ELSE \(renumbered) END", arguments: [], origin: nil,
+                                        carry: oldEntityColumnKept.map(Carry.renumbered) ?? .computed))
             }
             return fills
         }
@@ -285,12 +317,12 @@ extension MigrationPlan {
                     if let keyColumn {
                         if let oldKey { carried.insert(from.table + "." + oldKey) }
                         fills.append(ColumnFill(column: keyColumn, expression: oldKey.map { "x.\(SQL.identifier($0))" } ?? "NULL", arguments: [],
-                                                origin: oldKey == nil ? "new: no owner" : nil))
+                                                origin: oldKey == nil ? "new: no owner" : nil, carry: oldKey.map(Carry.column) ?? .constant))
                     }
                     if let orderColumn {
                         if let oldOrder {
                             carried.insert(from.table + "." + oldOrder)
-                            fills.append(ColumnFill(column: orderColumn, expression: "x.\(SQL.identifier(oldOrder))", arguments: [], origin: nil))
+                            fills.append(ColumnFill(column: orderColumn, expression: "x.\(SQL.identifier(oldOrder))", arguments: [], origin: nil, carry: .column(oldOrder)))
                         } else if let oldKey {
                             // Newly ordered: the order the rows were made in.
                             fills.append(ColumnFill(column: orderColumn, expression: "CASE WHEN x.\(SQL.identifier(oldKey)) IS NULL THEN NULL ELSE "
@@ -320,6 +352,7 @@ extension MigrationPlan {
                     let ids = ownerSource.entityIDs.map(String.init).joined(separator: ", ")
                     let select: @Sendable (String) -> String
                     let origin: String
+                    var unchanged = false
                     switch before.storage {
                     case .joinTable(let oldTable, let s, let d, let o):
                         guard store.schema.table(oldTable) != nil else { continue }
@@ -327,6 +360,7 @@ extension MigrationPlan {
                         let position = order.map { _ in o.map { ", j.\(SQL.identifier($0))" } ?? ", row_number() OVER (PARTITION BY j.\(SQL.identifier(s)) ORDER BY j.\(SQL.identifier(d)))" } ?? ""
                         select = { schema in "SELECT j.\(SQL.identifier(s)), j.\(SQL.identifier(d))\(position) FROM \(schema)\(SQL.identifier(oldTable)) AS j" }
                         origin = oldTable == table ? "the same pairs" : "the pairs of \(oldTable)"
+                        unchanged = oldTable == table && s == sourceColumn && d == destinationColumn && o == order
                     case .foreignKey(let c, _):
                         // To-one → to-many: each row's key is one pair.
                         let t = ownerSource.table
@@ -345,7 +379,7 @@ extension MigrationPlan {
                         continue
                     }
                     let rows = try Int64.fetchOne(db, sql: "SELECT count(*) FROM (\(select("")))") ?? 0
-                    steps.append(JoinStep(table: table, columns: columns, select: select, rows: rows, origin: origin))
+                    steps.append(JoinStep(table: table, columns: columns, select: select, rows: rows, origin: origin, unchanged: unchanged))
                 }
             }
             return steps

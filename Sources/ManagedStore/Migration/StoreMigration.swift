@@ -83,7 +83,16 @@ public enum StoreMigration {
         options.persistentHistory = plan.carriesHistory
         options.wal = store.file.journalMode == .wal
         let base = (store.metadata?.plist ?? []).map { (key: PropertyListValue.string($0.key), value: $0.value) }
-        let filling = StoreCreator.Filling(sourcePath: store.path, fill: { db in try fill(db, plan: plan, store: store) }, metadataBase: base)
+        var filling = StoreCreator.Filling(sourcePath: store.path, fill: { db in try fill(db, plan: plan, store: store) }, metadataBase: base)
+        if let alteration = plan.alteration {
+            // Only additions: the store's own pages, altered.
+            filling = StoreCreator.Filling(sourcePath: store.path, fill: { db in
+                try alteration.apply(db)
+                try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?", arguments: [try StoreCreator.metadataPlist(plan.destinationModel, options: options, base: base)])
+                try db.execute(sql: "DELETE FROM Z_MODELCACHE")
+                try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [try StoreCreator.modelCache(plan.destinationModel)])
+            }, metadataBase: base, startsAsCopy: true)
+        }
         try StoreCreator.create(at: path, model: plan.destinationModel, options: options, disk: disk, filling: filling)
     }
 

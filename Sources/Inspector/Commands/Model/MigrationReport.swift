@@ -41,6 +41,7 @@ enum MigrationReport {
         return Report(value: {
             .object([
                 ("mapping", .string(plan.mapping.fromMappingModel ? "mappingModel" : "inferred")),
+                ("method", .string(plan.altersInPlace ? "alter" : "copy")),
                 ("steps", .array(plan.entities.map { s in
                     .object([("entity", .string(s.entity)), ("entityID", .integer(Int64(s.entityID))),
                              ("source", s.source.map(OutputValue.string) ?? .null), ("rows", .integer(s.rows)),
@@ -64,7 +65,8 @@ enum MigrationReport {
                 ("verdict", .string(verdict(plan, outcome: outcome))),
             ])
         }, people: {
-            var parts: [ReportPart] = [.line("migration of \(store.path) to \(plan.destinationModel.source.description), by \(how):")]
+            var parts: [ReportPart] = [.line("migration of \(store.path) to \(plan.destinationModel.source.description), by \(how)"
+                                             + (plan.altersInPlace ? "; it only adds, so the store's pages are copied and altered:" : ":"))]
             for s in plan.entities {
                 let count = written[s.entity].map { "\($0) rows written" } ?? "\(s.rows) row\(s.rows == 1 ? "" : "s")"
                 parts.append(.line("  \(stepName(s)) (entity \(s.entityID), \(s.table)): \(s.source == nil ? "no rows" : count)"))
