@@ -27,3 +27,8 @@ static const int cdi_dbconfig_load_extension = SQLITE_DBCONFIG_ENABLE_LOAD_EXTEN
 static inline int cdi_enable_uri(void) {
     return sqlite3_config(SQLITE_CONFIG_URI, 1);
 }
+
+// Extended result codes are macros Swift does not import (they are expressions): the two a
+// VFS's xRead answers with.
+static const int cdi_ioerr_read = SQLITE_IOERR_READ;
+static const int cdi_ioerr_short_read = SQLITE_IOERR_SHORT_READ;

@@ -11,8 +11,11 @@ struct StoreLocation: ParsableArguments {
     @Flag(name: .long, help: "Refuse every command that would write to the store.")
     var readonly = false
 
-    @Flag(name: .long, help: "Open the store as evidence: SQLite's immutable=1, so no file is created or changed beside it (no -shm, no lock); refused when a -wal with changes is beside it. Implies --readonly.")
+    @Flag(name: .long, help: "Open the store as evidence: no file is created or changed beside it (no -shm, no lock), the -wal's commits read in place. Implies --readonly.")
     var immutable = false
+
+    @Option(name: .long, help: ArgumentHelp("Read a past generation the store's files hold (w0 the main file, w1… each commit of the -wal; see 'generations'), in place. Implies --readonly.", valueName: "token"))
+    var generation: String?
 
     // No default value in the declaration: the parser describes a default for help by
     // casting it to protocols at run time, each cast a walk over every conformance in the
@@ -38,7 +41,8 @@ struct StoreLocation: ParsableArguments {
     func openStore(session: Bool = false, modelPath: String? = nil) throws -> PersistentStore {
         let log = session || sqlDebugLevel > 0 ? SQLDebugLog(level: sqlDebugLevel, sink: Diagnostics.log) : nil
         return try PersistentStore(path: try StoreSearch.resolve(store),
-                                   options: .init(modelPath: modelPath, readonly: readonly, immutable: immutable, busyTimeout: Self.busyTimeout, log: log))
+                                   options: .init(modelPath: modelPath, readonly: readonly, immutable: immutable, generation: generation,
+                                                 busyTimeout: Self.busyTimeout, log: log))
     }
 }
 

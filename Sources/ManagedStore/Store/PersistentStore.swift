@@ -11,16 +11,20 @@ public final class PersistentStore {
         /// Opened as evidence: `immutable=1`, nothing on disk created or changed (implies
         /// `readonly`).
         public var immutable: Bool
+        /// A generation the store's files hold (`w0`, `w3`: `StoreTimeline`), read in place
+        /// instead of the newest state (implies `readonly`).
+        public var generation: String?
         /// Seconds a connection waits for another process's lock before giving up.
         public var busyTimeout: TimeInterval
         /// Where Core Data's SQL debug lines go; nil when nothing can ever turn them on.
         public var log: SQLDebugLog?
 
-        public init(modelPath: String? = nil, readonly: Bool = false, immutable: Bool = false, busyTimeout: TimeInterval = 2,
-                    log: SQLDebugLog? = nil) {
+        public init(modelPath: String? = nil, readonly: Bool = false, immutable: Bool = false, generation: String? = nil,
+                    busyTimeout: TimeInterval = 2, log: SQLDebugLog? = nil) {
             self.modelPath = modelPath
             self.busyTimeout = busyTimeout
-            self.readonly = readonly || immutable
+            self.generation = generation
+            self.readonly = readonly || immutable || generation != nil
             self.immutable = immutable
             self.log = log
         }
@@ -64,7 +68,11 @@ public final class PersistentStore {
 
     public init(path: String, options: Options = Options()) throws {
         var file = try StoreFile(path: path)
-        if options.immutable { file = try file.immutableCopy() }
+        if let generation = options.generation {
+            file = try file.reading(generation: generation)
+        } else if options.immutable {
+            file = try file.immutableCopy()
+        }
         file.busyTimeout = options.busyTimeout
         self.file = file
         self.options = options
@@ -95,6 +103,9 @@ public final class PersistentStore {
         if case .schemaAfterUnreadableCache(let why) = model.source { warnings.append(.unreadableModelCache(why)) }
         if schema.isCoreDataStore && metadata == nil { warnings.append(.noMetadata) }
         if !mapping.missingColumns.isEmpty { warnings.append(.missingColumns(mapping.missingColumns)) }
+        if let image = file.image, image.stalePages > 0 {
+            warnings.append(.partialGeneration(token: image.token, stalePages: image.stalePages))
+        }
         if let hidden = PersistentStore.hiddenWALChanges(file) { warnings.append(.hiddenWALChanges(path: file.path, detail: hidden)) }
     }
 

@@ -27,6 +27,16 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
     case replaced(path: String)
     /// An externally stored value's file or folder could not be written.
     case externalData(path: String, reason: String)
+    /// A generation token the store's files do not list; `known` names those they do.
+    case unknownGeneration(token: String, known: String)
+    /// A listed entry that is not a whole generation (an earlier WAL's leftovers, a
+    /// transaction that never committed).
+    case unreadableGeneration(token: String, why: String)
+    /// A past generation being read can no longer be read from the files: the app
+    /// checkpointed or restarted the `-wal` meanwhile.
+    case generationGone(token: String, why: String)
+    /// A past generation is read-only: the files hold it, no save can go into it.
+    case pastGenerationIsReadOnly(token: String)
 
     public var description: String {
         switch self {
@@ -65,6 +75,14 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
             return message
         case .replaced(let path):
             return "\(path) was deleted or replaced while it was watched: changes after that are not followed"
+        case .unknownGeneration(let token, let known):
+            return "no generation '\(token)' in the store's files (they hold \(known))"
+        case .unreadableGeneration(let token, let why):
+            return "'\(token)' cannot be read as a generation: \(why)"
+        case .generationGone(let token, let why):
+            return "generation \(token) can no longer be read: \(why)"
+        case .pastGenerationIsReadOnly(let token):
+            return "generation \(token) is a past state of the store, read in place: nothing can be written to it"
         case .primaryKeyCounterDamaged(let entity, let stored, let problem):
             return "Z_PRIMARYKEY's Z_MAX for \(entity) is \(stored), \(problem): "
                 + "new \(entity) objects cannot be given primary keys"

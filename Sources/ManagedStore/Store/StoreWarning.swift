@@ -11,6 +11,9 @@ public enum StoreWarning: Sendable, Equatable, CustomStringConvertible {
     /// Columns the model predicts that the tables do not have (a model of another version,
     /// a hand-edited store): each as `Entity.property: TABLE.COLUMN`.
     case missingColumns([String])
+    /// A past generation read where a checkpoint has since copied later saves into the main
+    /// file: those pages read as they are now.
+    case partialGeneration(token: String, stalePages: Int)
 
     public var description: String {
         switch self {
@@ -21,6 +24,9 @@ public enum StoreWarning: Sendable, Equatable, CustomStringConvertible {
                 + "the model is rebuilt from the schema, so property names are uppercase guesses"
         case .noMetadata:
             return "the store has no Z_METADATA row: it has no UUID, and no store type or model version hashes to show"
+        case .partialGeneration(let token, let pages):
+            return "generation \(token) is partial: a checkpoint has since copied later saves into the main file, so \(pages) "
+                + "page\(pages == 1 ? "" : "s") of it read as a later state; rows on them may be newer than \(token)"
         case .missingColumns(let columns):
             let shown = columns.prefix(3).joined(separator: "; ") + (columns.count > 3 ? "; and \(columns.count - 3) more" : "")
             return "the model does not match the store's tables, so these properties read as nil: \(shown)"

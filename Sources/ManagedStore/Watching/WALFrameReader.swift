@@ -47,15 +47,14 @@ final class WALFrameReader {
             return .unknown
         }
         let pageSize = index.pageSize
-        let frameSize = pageSize + 24
+        let frameSize = pageSize + WALFrameHeader.size
         var pages: [UInt32: [UInt8]] = [:]
         var frame = [UInt8](repeating: 0, count: frameSize)
         for number in framesRead..<index.lastFrame {
-            let offset = off_t(32 + number * frameSize)
+            let offset = off_t(WALLog.frameOffset(number + 1, pageSize: pageSize))
             let read = frame.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, frameSize, offset) }
-            guard read == frameSize, frame[8..<16].elementsEqual(salts) else { return .unknown }
-            let page = UInt32(frame[0]) << 24 | UInt32(frame[1]) << 16 | UInt32(frame[2]) << 8 | UInt32(frame[3])
-            pages[page] = Array(frame[24...])
+            guard read == frameSize, let header = frame.withUnsafeBytes({ WALFrameHeader($0) }), header.carries(salts) else { return .unknown }
+            pages[header.page] = Array(frame[WALFrameHeader.size...])
         }
         // A restart while the frames were read would have changed the header's salts.
         guard let after = readHeader(), Array(after[16..<24]) == salts else { return .unknown }
@@ -73,9 +72,9 @@ final class WALFrameReader {
             inode = status.st_ino
             guard descriptor >= 0 else { return nil }
         }
-        var header = [UInt8](repeating: 0, count: 32)
-        let read = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 32, 0) }
-        guard read == 32, WALFile.byteOrder(header) != nil else { return nil }
+        var header = [UInt8](repeating: 0, count: WALHeader.size)
+        let read = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, WALHeader.size, 0) }
+        guard read == WALHeader.size, WALHeader(header) != nil else { return nil }
         return header
     }
 }

@@ -12,6 +12,7 @@ public enum StoreConnection {
     public static func open(_ file: StoreFile, readonly: Bool = true, holdsTransaction: Bool = false,
                             log: SQLDebugLog? = nil) throws -> DatabaseQueue {
         WindowedMappingVFS.install()
+        if let image = file.image, !readonly { throw StoreError.pastGenerationIsReadOnly(token: image.token) }
         if readonly { try file.checkSharedMemory() }
         if let log, log.shows(1) { log.annotation("Connecting to sqlite database file at \"\(file.path)\"") }
         var configuration = Configuration()
@@ -65,6 +66,7 @@ public enum StoreConnection {
     /// Maps SQLite's result codes to the errors a user can act on.
     public static func translate(_ error: Error, file: StoreFile) -> Error {
         guard let dbError = error as? DatabaseError else { return error }
+        if let image = file.image, let why = image.problem { return StoreError.generationGone(token: image.token, why: why) }
         switch dbError.resultCode {
         case .SQLITE_INTERRUPT:
             return StoreError.interrupted

@@ -18,6 +18,10 @@ public struct StoreFile: Sendable {
     public private(set) var isImmutable = false
     /// How long a connection waits for another process's lock before giving up, in seconds.
     public internal(set) var busyTimeout: TimeInterval = 2
+    /// The generation read, when it is not the newest state read the usual way: a past one
+    /// (`--generation`), or the newest read in place as evidence (`--immutable` with a
+    /// `-wal`). Connections then read it through `GenerationVFS`.
+    public private(set) var image: GenerationImage?
 
     public var walPath: String { path + "-wal" }
     public var sharedMemoryPath: String { path + "-shm" }
@@ -93,7 +97,8 @@ public struct StoreFile: Sendable {
     /// and never as SQLite's default (a program that links ManagedStore beside SQLite work
     /// of its own keeps its own default), with `immutable=1` for evidence.
     var openName: String {
-        StoreFile.uri(path, parameters: ["vfs=\(WindowedMappingVFS.name)"] + (isImmutable ? ["immutable=1"] : []))
+        if let image { return GenerationVFS.openName(image) }
+        return StoreFile.uri(path, parameters: ["vfs=\(WindowedMappingVFS.name)"] + (isImmutable ? ["immutable=1"] : []))
     }
 
     /// `file:PATH?immutable=1`, the path percent-encoded as SQLite's URIs need it.
@@ -119,11 +124,25 @@ public struct StoreFile: Sendable {
         return String(decoding: encoded, as: UTF8.self) + "?" + parameters.joined(separator: "&")
     }
 
-    /// This file as evidence that must not change: opened with `immutable=1`, after checking
-    /// that no `-wal` with changes lies beside it, since SQLite would not read them.
+    /// This file as evidence that must not change: opened with `immutable=1`, so that no
+    /// lock is taken and no file created. SQLite would not read a `-wal` then, so a store
+    /// whose `-wal` holds commits is read through `GenerationVFS` at its newest commit: the
+    /// same state, in place.
     public func immutableCopy() throws -> StoreFile {
-        if let walSize, walSize > 0 { throw StoreError.walBesideImmutable(path: path, walBytes: walSize) }
+        if let walSize, walSize > 0 {
+            let timeline = try StoreTimeline.read(path: path)
+            if !timeline.commits.isEmpty { return try reading(generation: timeline.newestToken, in: timeline) }
+        }
         var copy = self
+        copy.isImmutable = true
+        return copy
+    }
+
+    /// This file read at a generation its files hold (`StoreTimeline`'s tokens), in place.
+    public func reading(generation token: String, in timeline: StoreTimeline? = nil) throws -> StoreFile {
+        let timeline = try timeline ?? StoreTimeline.read(path: path)
+        var copy = self
+        copy.image = try timeline.image(token)
         copy.isImmutable = true
         return copy
     }
@@ -131,7 +150,7 @@ public struct StoreFile: Sendable {
     /// A WAL store opened read-only needs a `-shm` file; SQLite creates it, which fails in a
     /// folder the user cannot write. Detect that up front to say what to do.
     func checkSharedMemory() throws {
-        guard journalMode == .wal, !isImmutable else { return }
+        guard journalMode == .wal, !isImmutable, image == nil else { return }
         // stat(2) alone, as above: this runs at every open.
         if StoreFile.status(sharedMemoryPath) != nil { return }
         let fm = FileManager.default

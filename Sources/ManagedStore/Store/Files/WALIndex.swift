@@ -19,20 +19,29 @@ public struct WALIndex: Sendable, Equatable {
     /// Bytes a frame takes in the `-wal` file: its 24-byte header and one page.
     public var frameSize: Int { pageSize + 24 }
 
+    /// Frames a checkpoint has copied into the main file (`nBackfill`).
+    public var backfilledFrames = 0
+
     /// The header as it is now, or nil when the store has no readable `-shm` (rollback
     /// journal mode, or SQLite keeps the index in heap memory).
     public static func read(_ file: StoreFile) -> WALIndex? {
-        guard file.journalMode == .wal, let fd = SharedMemoryFile.descriptor(file.sharedMemoryPath) else { return nil }
-        var bytes = [UInt8](repeating: 0, count: 96)
+        guard file.journalMode == .wal else { return nil }
+        return read(sharedMemoryPath: file.sharedMemoryPath, fallbackPageSize: file.pageSize)
+    }
+
+    /// The header of the `-shm` at `path`, parsed by the format reader (`WALIndexHeader`).
+    static func read(sharedMemoryPath path: String, fallbackPageSize: Int) -> WALIndex? {
+        guard let fd = SharedMemoryFile.descriptor(path) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: WALIndexHeader.size)
         for _ in 0..<8 {
-            guard pread(fd, &bytes, 96, 0) == 96 else { return nil }
-            guard bytes[0..<48].elementsEqual(bytes[48..<96]) else { continue }
-            guard bytes[12] != 0 else { return nil } // isInit: no connection has built the index yet
-            let lastFrame = bytes[16..<20].withUnsafeBytes { Int($0.loadUnaligned(as: UInt32.self)) }
-            let rawPageSize = Int(bytes[14..<16].withUnsafeBytes { $0.loadUnaligned(as: UInt16.self) })
-            // The field is 16 bits: SQLite keeps 65536 as 1 (walIndexHdr's szPage encoding).
-            let pageSize = (rawPageSize & 0xFE00) + ((rawPageSize & 0x0001) << 16)
-            return WALIndex(lastFrame: lastFrame, pageSize: pageSize == 0 ? file.pageSize : pageSize, header: Array(bytes[0..<48]))
+            guard pread(fd, &bytes, WALIndexHeader.size, 0) == WALIndexHeader.size else { return nil }
+            switch bytes.withUnsafeBytes(WALIndexHeader.parse) {
+            case .failure(.torn): continue
+            case .failure(.notInitialized): return nil
+            case .success(let header):
+                return WALIndex(lastFrame: header.lastFrame, pageSize: header.pageSize == 0 ? fallbackPageSize : header.pageSize,
+                                header: header.raw, backfilledFrames: header.backfilledFrames)
+            }
         }
         return nil
     }

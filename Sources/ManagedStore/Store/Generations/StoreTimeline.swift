@@ -1,0 +1,160 @@
+import Foundation
+
+/// Every generation a store's files hold, oldest first, read with the format reader alone
+/// (no SQLite, no lock, nothing written):
+///
+/// - `w0`, the main file: with `nBackfill` 0 the state before the `-wal`'s first frame;
+/// - `w1`…`wN`, each transaction the `-wal` committed, in order: the main file plus the
+///   frames up to that commit, which is how SQLite reads a store whose WAL stops there;
+/// - what is past the log's end: frames of earlier WALs (other salts) and a transaction that
+///   never committed. They are listed, never offered as generations of the current WAL.
+///
+/// A commit whose state the main file has since been partly overwritten for (a checkpoint
+/// copied later frames' pages into it) is marked partial, with the pages concerned.
+public struct StoreTimeline: Sendable {
+    public enum Kind: String, Sendable {
+        case mainFile = "main-file"
+        case commit
+        case earlierWAL = "earlier-wal"
+        case uncommitted
+    }
+
+    public struct Entry: Sendable {
+        public let token: String
+        public let kind: Kind
+        /// The commit's frames (numbered from 1), or the frames an entry past the end spans.
+        public let frames: ClosedRange<Int>?
+        /// Distinct pages the commit's frames wrote.
+        public let pagesWritten: Int
+        /// The database's size in pages at this generation (nil past the log's end).
+        public let databasePages: Int?
+        /// Main-file pages a checkpoint overwrote with a later state: 0 when exact.
+        public let stalePages: Int
+        /// What can and cannot be read from it, for entries that are not an exact generation.
+        public let note: String?
+
+        public var isReadable: Bool { kind == .mainFile || kind == .commit }
+        public var isPartial: Bool { stalePages > 0 }
+    }
+
+    public let mainPath: String
+    public let header: DatabaseHeader
+    /// The `-wal`'s frames, or nil when there is no `-wal`.
+    public let log: WALLog?
+    /// The `-shm` header, when there is one for this WAL.
+    public let index: WALIndex?
+    public let entries: [Entry]
+
+    /// Frames a checkpoint has copied into the main file (0 without a `-shm`).
+    public var backfilledFrames: Int { index?.backfilledFrames ?? 0 }
+    /// The token of the newest committed state: what SQLite reads.
+    public var newestToken: String { "w\(log?.commits.count ?? 0)" }
+    public var commits: [WALLog.Commit] { log?.commits ?? [] }
+
+    /// Reads the timeline of the store at `path` from its main file, `-wal` and `-shm`.
+    public static func read(path: String) throws -> StoreTimeline {
+        guard let bytes = StoreFile.leadingBytes(of: path, count: DatabaseHeader.size),
+              let header = bytes.withUnsafeBytes({ DatabaseHeader($0) }) else { throw StoreError.notSQLite(path: path) }
+        let log = header.isWAL || StoreFile.status(path + "-wal") != nil ? WALLog.read(path: path + "-wal") : nil
+        var index = WALIndex.read(sharedMemoryPath: path + "-shm", fallbackPageSize: header.pageSize)
+        // An index written for another WAL (other salts) says nothing about this one.
+        if let found = index, let walHeader = log?.header, found.header.count >= 40, Array(found.header[32..<40]) != walHeader.salts {
+            index = nil
+        }
+        let mainPages = header.statedPageCount ?? Int((StoreFile.status(path)?.st_size ?? 0)) / header.pageSize
+        return StoreTimeline(mainPath: path, header: header, log: log, index: index,
+                             entries: entries(log: log, mainPages: mainPages, backfilled: index?.backfilledFrames ?? 0))
+    }
+
+    private static func entries(log: WALLog?, mainPages: Int, backfilled: Int) -> [Entry] {
+        var entries: [Entry] = []
+        var note: String?
+        if backfilled > 0, let log, let through = log.commits.last(where: { $0.lastFrame <= backfilled }) {
+            note = "a checkpoint copied frames 1-\(backfilled) into it: it holds the state of w\(through.ordinal)"
+        }
+        entries.append(Entry(token: "w0", kind: .mainFile, frames: nil, pagesWritten: 0, databasePages: mainPages, stalePages: 0, note: note))
+        guard let log else { return entries }
+        // The first frame after each commit that writes a page, walked from the end, for the
+        // pages a checkpoint may have overwritten in the main file.
+        var pagesOfCommit: [Set<UInt32>] = []
+        for commit in log.commits {
+            pagesOfCommit.append(Set(log.frames[(commit.firstFrame - 1)..<commit.lastFrame].map(\.page)))
+        }
+        var writtenSoFar = Set<UInt32>()
+        for commit in log.commits {
+            writtenSoFar.formUnion(pagesOfCommit[commit.ordinal - 1])
+            var stale = 0
+            if backfilled > commit.lastFrame {
+                var later = Set<UInt32>()
+                for frame in log.frames[commit.lastFrame..<min(backfilled, log.frames.count)] { later.insert(frame.page) }
+                stale = later.subtracting(writtenSoFar).count
+            }
+            entries.append(Entry(token: "w\(commit.ordinal)", kind: .commit, frames: commit.firstFrame...commit.lastFrame,
+                                 pagesWritten: pagesOfCommit[commit.ordinal - 1].count, databasePages: commit.databasePages,
+                                 stalePages: stale,
+                                 note: stale > 0 ? "partial: a checkpoint has copied later saves into the main file, so \(stale) "
+                                     + "page\(stale == 1 ? "" : "s") read from it hold a later state" : nil))
+        }
+        if log.uncommittedFrames > 0 {
+            let first = (log.commits.last?.lastFrame ?? 0) + 1
+            entries.append(Entry(token: "uncommitted", kind: .uncommitted, frames: first...log.frames.count,
+                                 pagesWritten: Set(log.frames[(first - 1)...].map(\.page)).count, databasePages: nil, stalePages: 0,
+                                 note: "a transaction that never committed: SQLite ignores it; its pages are not a generation"))
+        }
+        if let leftovers = log.leftovers {
+            entries.append(Entry(token: "earlier", kind: .earlierWAL, frames: leftovers.firstFrame...(leftovers.firstFrame + leftovers.frames - 1),
+                                 pagesWritten: 0, databasePages: nil, stalePages: 0,
+                                 note: "\(leftovers.frames) frame\(leftovers.frames == 1 ? "" : "s") (\(leftovers.commits) commit\(leftovers.commits == 1 ? "" : "s")) "
+                                     + "left by \(leftovers.earlierLogs == 1 ? "an earlier WAL" : "\(leftovers.earlierLogs) earlier WALs") past the current one's end: "
+                                     + "their pages were checkpointed into the main file before the WAL restarted; single pages can be "
+                                     + "read from them, not a whole generation"))
+        }
+        if let damage = log.damage {
+            entries.append(Entry(token: "damaged", kind: .uncommitted, frames: damage.frame...damage.frame, pagesWritten: 0, databasePages: nil,
+                                 stalePages: 0,
+                                 note: "the -wal does not verify from frame \(damage.frame) on (\(damage.reason)): SQLite ignores "
+                                     + "\(damage.hiddenCommits) committed transaction\(damage.hiddenCommits == 1 ? "" : "s") after it, which cannot be read exactly"))
+        }
+        return entries
+    }
+
+    /// The entry a token names; the error names the tokens there are.
+    public func entry(_ token: String) throws -> Entry {
+        if let found = entries.first(where: { $0.token == token.lowercased() }) { return found }
+        if token.lowercased() == "newest" || token.lowercased() == "current", let newest = entries.first(where: { $0.token == newestToken }) { return newest }
+        throw StoreError.unknownGeneration(token: token, known: knownTokens)
+    }
+
+    /// The tokens, shortened to a range for a long WAL (`w0…w168`).
+    public var knownTokens: String {
+        let count = commits.count
+        return count <= 3 ? (0...count).map { "w\($0)" }.joined(separator: ", ") : "w0…w\(count)"
+    }
+
+    /// What SQLite needs to read the generation a token names, in place.
+    public func image(_ token: String) throws -> GenerationImage {
+        let found = try entry(token)
+        guard found.isReadable else { throw StoreError.unreadableGeneration(token: found.token, why: found.note ?? found.kind.rawValue) }
+        let ordinal = found.kind == .mainFile ? 0 : Int(found.token.dropFirst()) ?? 0
+        return image(ordinal: ordinal)
+    }
+
+    /// The image of commit `ordinal` (0: the main file alone).
+    func image(ordinal: Int) -> GenerationImage {
+        let pageSize = header.pageSize
+        var framePages: [UInt32: Int64] = [:]
+        var laterFrames: [UInt32: Int] = [:]
+        var pageCount = entries[0].databasePages ?? 0
+        if let log, ordinal > 0 {
+            let commit = log.commits[ordinal - 1]
+            pageCount = commit.databasePages
+            for number in 1...commit.lastFrame { framePages[log.frames[number - 1].page] = log.frameOffset(number) }
+            for number in stride(from: log.frames.count, to: commit.lastFrame, by: -1) { laterFrames[log.frames[number - 1].page] = number }
+        } else if let log {
+            for number in stride(from: log.frames.count, through: 1, by: -1) { laterFrames[log.frames[number - 1].page] = number }
+        }
+        return GenerationImage(mainPath: mainPath, walPath: mainPath + "-wal", pageSize: pageSize, pageCount: pageCount,
+                               token: ordinal == 0 ? "w0" : "w\(ordinal)", framePages: framePages, laterFrames: laterFrames,
+                               salts: log?.header?.salts ?? [], backfilledFrames: backfilledFrames)
+    }
+}
