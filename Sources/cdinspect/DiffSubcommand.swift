@@ -20,22 +20,36 @@ struct DiffSubcommand: ParsableCommand {
             uniqueness constraint, or a UUID attribute 'id', and then only attributes are compared. When the \
             models differ, their differences are listed, and entities only one side has are named, not \
             compared. Exit 0 when equal, 1 when they differ (as diff(1)), 64 and up on a usage error. Both \
-            stores are read through one read-only connection, in key order.
+            stores are read through one read-only connection, in key order. With --from and --to, A and B are \
+            read at past generations their files hold ('cdinspect generations STORE' lists them): \
+            'cdinspect diff STORE --from w2 --to w3' lists what the third save did, field by field.
             """)
 
     @Argument(help: ArgumentHelp("The store before (A): a store, a snapshot's folder, or a snapshot name of B.", valueName: "a"),
               completion: .file())
     var store: String
-    @Argument(help: ArgumentHelp("The store after (B): a store, a snapshot's folder, or a snapshot name of A.", valueName: "b"),
+    @Argument(help: ArgumentHelp("The store after (B): a store, a snapshot's folder, or a snapshot name of A (default: A itself, with --from or --to).", valueName: "b"),
               completion: .file())
-    var other: String
+    var other: String?
+    @Option(name: .long, help: ArgumentHelp("Read A at this past generation (see 'generations').", valueName: "token"))
+    var from: String?
+    @Option(name: .long, help: ArgumentHelp("Read B at this past generation (see 'generations').", valueName: "token"))
+    var to: String?
+    @Flag(name: .long, help: "Read both as evidence: no file created or changed beside either store.")
+    var immutable = false
     @OptionGroup var options: StoreDiffOptions
+
+    func validate() throws {
+        if other == nil && from == nil && to == nil {
+            throw ValidationError("diff needs a second store B, or --from/--to generations of one store")
+        }
+    }
     @OptionGroup var output: FormatOption
 
     func run() throws {
         Interrupts.install()
         try Diagnostics.reporting {
-            let (a, b) = try Self.open(store, other)
+            let (a, b) = try Self.open(store, other ?? store, from: from, to: to, immutable: immutable)
             defer {
                 a.close()
                 b.close()
@@ -48,15 +62,17 @@ struct DiffSubcommand: ParsableCommand {
     }
 
     /// A and B, each a store, a snapshot's folder, or a snapshot name of the other.
-    static func open(_ a: String, _ b: String) throws -> (PersistentStore, PersistentStore) {
-        func store(_ path: String) throws -> PersistentStore { try PersistentStore(path: path, options: .init(readonly: true)) }
+    static func open(_ a: String, _ b: String, from: String? = nil, to: String? = nil, immutable: Bool = false) throws -> (PersistentStore, PersistentStore) {
+        func store(_ path: String, _ generation: String?) throws -> PersistentStore {
+            try PersistentStore(path: path, options: .init(readonly: true, immutable: immutable, generation: generation))
+        }
         if access(a, F_OK) != 0, (try? StoreSnapshot.checkName(a)) != nil, !a.contains("/") {
             // A snapshot's name, given first: of B's store.
-            let after = try store(try SnapshotLibrary.storePath(b, beside: nil))
-            if let snapshot = try? SnapshotLibrary.snapshot(a, of: after) { return (try store(snapshot.storePath), after) }
+            let after = try store(try SnapshotLibrary.storePath(b, beside: nil), to)
+            if let snapshot = try? SnapshotLibrary.snapshot(a, of: after) { return (try store(snapshot.storePath, from), after) }
             after.close()
         }
-        let before = try store(try SnapshotLibrary.storePath(a, beside: nil))
-        return (before, try store(try SnapshotLibrary.storePath(b, beside: before)))
+        let before = try store(try SnapshotLibrary.storePath(a, beside: nil), from)
+        return (before, try store(try SnapshotLibrary.storePath(b, beside: before), to))
     }
 }

@@ -45,7 +45,8 @@ public final class ContextSet {
     public func generationChoice(_ word: String) throws -> GenerationChoice {
         if word.lowercased() == "current" { return .current }
         let context = try? named(word)
-        switch (context, coordinator.generation(token: word)) {
+        let isToken = coordinator.generation(token: word) != nil || StoreTimeline.isPastToken(word)
+        switch (context, isToken ? word : nil) {
         case (let context?, nil): return .context(context)
         case (nil, _): return .token(word)
         case (_?, _?): throw CommandError.usage("'\(word)' names both a context and a generation token")

@@ -30,8 +30,7 @@ extension Context {
             }
             target = coordinator.makeGeneration()
         case .token(let token):
-            guard let found = coordinator.generation(token: token) else { throw ContextError.unknownGeneration(token) }
-            target = found
+            target = try coordinator.generation(resolving: token)
         case .context(let other):
             guard let found = other.readingGeneration else { throw ContextError.contextNotPinned(other.name) }
             target = found

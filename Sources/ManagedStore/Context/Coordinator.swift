@@ -140,6 +140,18 @@ public final class Coordinator {
         liveGenerations.first { $0.token == token }
     }
 
+    /// The generation a token names: a live one, or a past one the store's files hold (`w0`,
+    /// `w3`: `StoreTimeline`), read in place. Two contexts pinned to the same past token
+    /// share one generation while either is pinned.
+    public func generation(resolving token: String) throws -> Generation {
+        if let live = generation(token: token) { return live }
+        guard StoreTimeline.isPastToken(token) else { throw ContextError.unknownGeneration(token) }
+        let generation = Generation(token: token.lowercased(), file: try store.file.reading(generation: token), log: store.log)
+        generations.removeAll { $0.generation == nil }
+        generations.append(WeakGeneration(generation: generation))
+        return generation
+    }
+
     /// The root contexts pinned to a generation.
     public func contexts(pinnedTo generation: Generation) -> [Context] {
         roots.compactMap(\.context).filter { $0.generation === generation }

@@ -28,6 +28,10 @@ public final class Generation {
 
     deinit { release() }
 
+    /// For a past generation the store's files hold, read in place, its token (`w3`): it
+    /// holds nothing back and never changes.
+    public var pastToken: String? { file.image?.token }
+
     /// Whether the snapshot has been taken (by a read of a context pinned here).
     public var isStarted: Bool { connection != nil }
 
@@ -35,7 +39,7 @@ public final class Generation {
     /// which no checkpoint can copy into the database file while it lives, and their bytes
     /// in the `-wal` file; both from one reading of the WAL index.
     public var heldBack: (frames: Int, bytes: Int)? {
-        guard let snapshotFrame, let now = WALIndex.read(file) else { return nil }
+        guard pastToken == nil, let snapshotFrame, let now = WALIndex.read(file) else { return nil }
         let frames = max(0, now.lastFrame - snapshotFrame)
         return (frames, frames * now.frameSize)
     }
@@ -58,12 +62,12 @@ public final class Generation {
             // reading the WAL index and that read would make the recorded frame wrong, so the
             // two are compared before and after, and the snapshot taken again if they differ.
             for attempt in 1...3 {
-                let before = WALIndex.read(file)
+                let before = pastToken == nil ? WALIndex.read(file) : nil
                 try queue.inDatabase { db in
                     try db.beginTransaction(.deferred)
                     try db.execute(sql: "SELECT rootpage FROM sqlite_master LIMIT 1")
                 }
-                let after = WALIndex.read(file)
+                let after = pastToken == nil ? WALIndex.read(file) : nil
                 if before == after || attempt == 3 {
                     snapshotFrame = after?.lastFrame
                     if let log, log.shows(1) {

@@ -65,30 +65,77 @@ public struct TokenCommand: SessionCommand {
 }
 
 public struct GenerationsCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .read, tool: tool)
+
     public static let configuration = CommandConfiguration(
         commandName: "generations",
-        abstract: "List the live query generations: token, pinned contexts, and how far each holds the WAL back.",
+        abstract: "List every generation the store's files hold (the main file, each commit of the -wal), then the session's live ones.",
         discussion: """
-            'snapshot' is the WAL frame the generation's snapshot was taken at ('pending' until a pinned \
-            context first reads). 'heldFrames' and 'heldBytes' are the WAL frames committed since: no \
-            checkpoint can copy them into the database file, nor the WAL shrink, while the generation lives.
+            Oldest first. w0 is the main file: the store as it was before the -wal's first frame, unless a \
+            checkpoint has copied frames into it (the note says which). w1, w2, … are the transactions the \
+            -wal committed, in order: each is the store exactly as it was after that save, and 'pin', 'diff' \
+            and every read command's --generation take its token. For each: its frames, the pages it wrote, \
+            the database's size in pages after it, per entity the objects it inserted, updated and deleted, \
+            and, where the store keeps persistent history, the transaction's author, time and context. \
+            Past the -wal's end: 'uncommitted' (a transaction that never committed) and 'earlier' (frames an \
+            earlier WAL left before a checkpoint restarted it): listed, never readable as a generation. A \
+            commit marked partial was overwritten in the main file by a checkpoint for some pages. Last, the \
+            session's live generations (g1, …): the contexts pinned to each and how far each holds the WAL \
+            back ('heldFrames', 'heldBytes': frames no checkpoint can copy while it lives).
             """)
     @OptionGroup public var output: FormatOption
     public init() {}
 
     public func run(in session: Session) throws {
+        let store = session.store
+        let writer = session.results(output).rows(["token", "kind", "firstFrame", "lastFrame", "pages", "size", "inserted", "updated",
+                                                   "deleted", "author", "time", "contextName", "note"])
+        let timeline = try StoreTimeline.read(path: store.path)
+        let counts = { (changes: CommitChanges?, key: KeyPath<CommitChanges.Counts, Int>) -> OutputValue in
+            guard let changes else { return .null }
+            return .object(changes.entities.sorted { $0.key < $1.key }.compactMap { $0.value[keyPath: key] > 0 ? ($0.key, .integer(Int64($0.value[keyPath: key]))) : nil })
+        }
+        try CommitChangeReader.read(store, timeline: timeline) { entry, changes in
+            let transaction = changes?.transactions.first
+            writer.row([.string(entry.token), .string(entry.kind.rawValue),
+                        entry.frames.map { .integer(Int64($0.lowerBound)) } ?? .null, entry.frames.map { .integer(Int64($0.upperBound)) } ?? .null,
+                        entry.kind == .commit ? .integer(Int64(entry.pagesWritten)) : .null,
+                        entry.databasePages.map { .integer(Int64($0)) } ?? .null,
+                        counts(changes, \.inserted), counts(changes, \.updated), counts(changes, \.deleted),
+                        transaction?.author.map(OutputValue.string) ?? .null, transaction?.timestamp.map(OutputValue.date) ?? .null,
+                        transaction?.contextName.map(OutputValue.string) ?? .null, entry.note.map(OutputValue.string) ?? .null])
+        }
         let coordinator = session.contexts.coordinator
-        let writer = session.results(output).rows(["token", "contexts", "snapshot", "heldFrames", "heldBytes"])
         for generation in coordinator.liveGenerations {
             let names = coordinator.contexts(pinnedTo: generation).map(\.name)
-            let snapshot: OutputValue = !generation.isStarted ? .string("pending")
-                : generation.snapshotFrame.map { .string("frame \($0)") } ?? .string("taken")
-            let held = generation.heldBack
-            writer.row([.string(generation.token), .string(names.joined(separator: ",")), snapshot,
-                        held.map { .integer(Int64($0.frames)) } ?? .null, held.map { .integer(Int64($0.bytes)) } ?? .null])
+            var note = "pinned by " + (names.isEmpty ? "no context" : names.joined(separator: ","))
+            if let past = generation.pastToken {
+                note += "; reads \(past) in place"
+            } else if !generation.isStarted {
+                note += "; snapshot pending (taken at the first read)"
+            } else if let frame = generation.snapshotFrame {
+                let same = timeline.commits.first { $0.lastFrame == frame }.map { " (= w\($0.ordinal))" } ?? ""
+                note += "; snapshot at WAL frame \(frame)\(same)"
+                if let held = generation.heldBack { note += "; holds back \(held.frames) frames (\(held.bytes) bytes)" }
+            }
+            writer.row([.string(generation.token), .string("live"), .null, generation.snapshotFrame.map { .integer(Int64($0)) } ?? .null,
+                        .null, .null, .null, .null, .null, .null, .null, .null, .string(note)])
         }
         writer.finish()
     }
+}
+
+extension GenerationsCommand {
+    static let tool = ToolDeclaration(
+        title: "List the store's past generations",
+        description: "Every save the store's files still hold, oldest first: w0 (the main file), then w1, w2, … each transaction the "
+            + "-wal committed, with its frames, pages, per entity the objects inserted, updated and deleted, and the history "
+            + "transaction's author, time and context where the store keeps history; then what lies past the -wal's end. Every read "
+            + "tool takes one of these tokens as 'generation' to read the store as it was after that save.",
+        answersWithStoreContent: true,
+        arguments: [],
+        answer: .rows(.anyObject)
+    ) { _ in try GenerationsCommand.parse([]) }
 }
 
 public struct DiffCommand: SessionCommand {
@@ -140,8 +187,7 @@ public struct DiffCommand: SessionCommand {
         case .current: return nil
         case .context(let context): return context.readingGeneration
         case .token(let token):
-            guard let found = session.contexts.coordinator.generation(token: token) else { throw ContextError.unknownGeneration(token) }
-            return found
+            return try session.contexts.coordinator.generation(resolving: token)
         }
     }
 }

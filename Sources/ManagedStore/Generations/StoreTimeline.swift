@@ -118,6 +118,12 @@ public struct StoreTimeline: Sendable {
         return entries
     }
 
+    /// Whether a word is written as a past generation's token (`w0`, `w12`).
+    public static func isPastToken(_ word: String) -> Bool {
+        let lower = word.lowercased()
+        return lower.count >= 2 && lower.first == "w" && lower.dropFirst().allSatisfy(\.isASCII) && Int(lower.dropFirst()) != nil
+    }
+
     /// The entry a token names; the error names the tokens there are.
     public func entry(_ token: String) throws -> Entry {
         if let found = entries.first(where: { $0.token == token.lowercased() }) { return found }
