@@ -21,6 +21,8 @@ let readers: [(name: String, products: [String])] = [
     ("FuzzMCPLine", ["MCPLines"]),
     ("FuzzHTTPRequest", ["ManagedStore", "WebView"]),
     ("FuzzWholeStore", ["ManagedStore", "Inspector"]),
+    ("FuzzWAL", ["ManagedStore"]),
+    ("FuzzBTreePage", ["ManagedStore"]),
 ]
 let nio = ["NIOCore", "NIOEmbedded", "NIOHTTP1"]
 

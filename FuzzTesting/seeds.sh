@@ -121,6 +121,34 @@ put("FuzzMCPLine", bytes([3]) + b'[{"jsonrpc":"2.0","id":3,"method":"ping"}]\n\n
 # Whole stores under 1 MB.
 for path in stores + ["../Examples/People.sqlite"]:
     if os.path.getsize(path) < 1 << 20: put("FuzzWholeStore", open(path, "rb").read())
+    # The genuine -wal files whole, and each store's first pages for the page reader.
+    if os.path.exists(path + "-wal") and 0 < os.path.getsize(path + "-wal") < 4 << 20: put("FuzzWAL", open(path + "-wal", "rb").read())
+    with open(path, "rb") as f:
+        head = f.read(100)
+        size = int.from_bytes(head[16:18], "big") if len(head) == 100 else 0
+        size = 65536 if size == 1 else size
+        for number in range(1, 9):
+            if size < 512: break
+            f.seek((number - 1) * size)
+            page = f.read(size)
+            if len(page) == size: put("FuzzBTreePage", bytes([number == 1]) + page)
 for name in sorted(os.listdir("Corpus")):
     print(f"{name}: {len(os.listdir(f'Corpus/{name}'))} seeds")
+PY
+# A -wal written for the example store itself (FuzzWAL puts its seeds beside it): a few saves,
+# copied while the connection that made them is still open (closing it would checkpoint).
+python3 - <<'PY'
+import hashlib, os, shutil, sqlite3, tempfile
+folder = tempfile.mkdtemp()
+store = os.path.join(folder, "People.sqlite")
+shutil.copy("../Examples/People.sqlite", store)
+db = sqlite3.connect(store, isolation_level=None)
+db.execute("PRAGMA journal_mode=WAL"); db.execute("PRAGMA wal_autocheckpoint=0")
+db.execute("UPDATE ZPERSON SET ZAGE = ZAGE + 1, Z_OPT = Z_OPT + 1 WHERE Z_PK < 5")
+db.execute("INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (51, 3, 1, 'fuzz')")
+db.execute("DELETE FROM ZCAR WHERE Z_PK = 2")
+data = open(store + "-wal", "rb").read()
+os.makedirs("Corpus/FuzzWAL", exist_ok=True)
+open("Corpus/FuzzWAL/" + hashlib.sha1(data).hexdigest(), "wb").write(data)
+db.close(); shutil.rmtree(folder)
 PY

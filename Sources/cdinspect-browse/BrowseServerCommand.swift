@@ -27,7 +27,8 @@ struct BrowseServerCommand: ParsableCommand {
         signal(SIGXFSZ, SIG_IGN)
         let path: String
         let opened: PersistentStore
-        var openOptions = PersistentStore.Options(modelPath: storeOptions.model, readonly: true, immutable: storeOptions.immutable)
+        var openOptions = PersistentStore.Options(modelPath: storeOptions.model, readonly: true, immutable: storeOptions.immutable,
+                                                   generation: storeOptions.generation)
         do {
             path = try StoreSearch.resolve(store)
             opened = try PersistentStore(path: path, options: openOptions)

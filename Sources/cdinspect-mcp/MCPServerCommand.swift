@@ -18,8 +18,10 @@ struct MCPServerCommand: ParsableCommand {
     var store: String
     @Option(name: .long, help: "An .xcdatamodeld, .xcdatamodel or contents file to use as the model.")
     var model: String?
-    @Flag(name: .long, help: "Open the store as evidence (SQLite's immutable=1): no file is created or changed beside it; refused when a -wal with changes is beside it.")
+    @Flag(name: .long, help: "Open the store as evidence: no file is created or changed beside it, the -wal's commits read in place.")
     var immutable = false
+    @Option(name: .long, help: ArgumentHelp("Serve a past generation the store's files hold (see 'cdinspect generations'), read in place.", valueName: "token"))
+    var generation: String?
     @Option(name: .long, help: ArgumentHelp("Stop a tool call after this many seconds (default 5; 0: no limit).", valueName: "seconds"))
     var timeout: Double = 5
     @Option(name: .long, help: .hidden)
@@ -32,7 +34,7 @@ struct MCPServerCommand: ParsableCommand {
     func run() throws {
         let opened: PersistentStore
         do {
-            opened = try PersistentStore(path: try StoreSearch.resolve(store), options: .init(modelPath: model, readonly: true, immutable: immutable))
+            opened = try PersistentStore(path: try StoreSearch.resolve(store), options: .init(modelPath: model, readonly: true, immutable: immutable, generation: generation))
         } catch {
             Self.say("error", ExitStatus.message(for: error))
             throw ExitCode(ExitStatus.code(for: error))

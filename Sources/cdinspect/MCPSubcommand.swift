@@ -31,8 +31,10 @@ struct MCPSubcommand: ParsableCommand {
     var store: String
     @Option(name: .long, help: "An .xcdatamodeld, .xcdatamodel or contents file to use as the model.")
     var model: String?
-    @Flag(name: .long, help: "Open the store as evidence (SQLite's immutable=1): no file is created or changed beside it; refused when a -wal with changes is beside it.")
+    @Flag(name: .long, help: "Open the store as evidence: no file is created or changed beside it, the -wal's commits read in place.")
     var immutable = false
+    @Option(name: .long, help: ArgumentHelp("Serve a past generation the store's files hold (see 'cdinspect generations'), read in place.", valueName: "token"))
+    var generation: String?
     @Option(name: .long, help: ArgumentHelp("Stop a tool call after this many seconds (default 5; 0: no limit).", valueName: "seconds"))
     var timeout: String?
 
@@ -43,6 +45,7 @@ struct MCPSubcommand: ParsableCommand {
         }
         let version = CDInspect.configuration.version.split(separator: " ").first.map(String.init) ?? "0"
         let arguments = [server, store] + (model.map { ["--model", $0] } ?? []) + (immutable ? ["--immutable"] : [])
+            + (generation.map { ["--generation", $0] } ?? [])
             + (timeout.map { ["--timeout", $0] } ?? []) + ["--version", version]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         execv(server, &argv)

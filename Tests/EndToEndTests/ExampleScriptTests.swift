@@ -130,8 +130,13 @@ final class ExampleScriptTests: ExampleStoreTestCase {
         // Both pinned contexts count 50 after background's insert, main counts 51, and so
         // does each context once it advances.
         XCTAssertTrue(result.stdout.contains("saved into the store: 1 inserted, 0 updated, 0 deleted\n"), result.stdout)
-        XCTAssertTrue(result.stdout.hasSuffix("50\n50\n51\n51\n51\ntoken,contexts,snapshot,heldFrames,heldBytes\ng2,reader,frame 2,0,0\n"),
-                      result.stdout)
+        // The listing: the store's files' generations (the main file, background's save), then
+        // the live one, reader's, whose snapshot is the state after that save.
+        XCTAssertTrue(result.stdout.hasSuffix("50\n50\n51\n51\n51\n"
+            + "token,contexts,snapshot,heldFrames,heldBytes,kind,firstFrame,lastFrame,pages,size,inserted,updated,deleted,author,time,contextName,note\n"
+            + "w0,NULL,NULL,NULL,NULL,main-file,NULL,NULL,NULL,14,NULL,NULL,NULL,NULL,NULL,NULL,NULL\n"
+            + "w1,NULL,NULL,NULL,NULL,commit,1,2,2,14,Person=1,,,NULL,NULL,NULL,NULL\n"
+            + "g2,reader,frame 2,0,0,live,NULL,2,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,the state of w1\n"), result.stdout)
     }
 
     func testSeed002CoreDataStack() throws {

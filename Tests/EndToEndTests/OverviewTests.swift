@@ -4,7 +4,7 @@ import XCTest
 /// The front door: `cdinspect`, `cdinspect --help` and `cdinspect help` show every command,
 /// grouped, each with its own declaration's abstract; `help COMMAND` is `COMMAND --help`.
 final class OverviewTests: XCTestCase {
-    static let commands = ["info", "entities", "schema", "fetch", "count", "explain", "sql", "batch-update", "batch-delete",
+    static let commands = ["info", "entities", "schema", "fetch", "count", "explain", "generations", "sql", "batch-update", "batch-delete",
                            "history", "watch", "cloudkit", "doctor", "profile", "snapshot", "snapshots", "restore", "export", "import", "diff", "create", "pull", "model", "migrate", "stores", "mcp", "browse"]
 
     func testHelpListsEveryCommandInItsGroup() throws {

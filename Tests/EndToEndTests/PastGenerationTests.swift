@@ -146,6 +146,23 @@ final class PastGenerationTests: ExampleStoreTestCase {
         XCTAssertEqual(try everything(folder), before)
     }
 
+    /// The same store copied without its -wal: the -shm proves saves are missing, and reading
+    /// it as evidence says so and creates nothing.
+    func testAStoreCopiedWithoutItsWALWarnsAndCreatesNothing() throws {
+        try SQLiteShell.run(store, "PRAGMA wal_checkpoint(TRUNCATE)")
+        try SQLiteShell.commitLeavingWAL(store, Array(Self.saves.prefix(2)))
+        let copy = try Fixtures.temporaryDirectory(self)
+        for suffix in ["", "-shm"] {
+            try FileManager.default.copyItem(atPath: store + suffix, toPath: copy.appendingPathComponent("People.sqlite" + suffix).path)
+        }
+        let copied = copy.appendingPathComponent("People.sqlite").path
+        let before = try everything(copy)
+        let run = try CLI.run(["count", copied, "Person", "--immutable"])
+        XCTAssertEqual(run.stdout, "50\n", "the main file alone: before both saves")
+        XCTAssertTrue(run.stderr.contains("has no -wal, but its -shm says the -wal held 3 frames: the newest saves are missing"), run.stderr)
+        XCTAssertEqual(try everything(copy), before, "reading created or changed a file")
+    }
+
     func testAnUnknownTokenNamesTheTokensThereAre() throws {
         _ = try makeSaves()
         let run = try CLI.run(["count", store, "Person", "--generation", "w77"])

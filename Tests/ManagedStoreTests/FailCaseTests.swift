@@ -42,6 +42,24 @@ final class FailCaseTests: XCTestCase {
             let cached = try ModelCacheReader.model(fromCompressed: RawDeflate.deflate(BinaryPropertyListWriter.encode(ModelArchiver.archive(model))))
             XCTAssertEqual(ModelXMLWriter.contents(of: cached), written, "the model archived as Core Data caches it reads back as another")
         },
+        // FuzzWAL: a -wal beside the example store, listed and each readable generation opened.
+        "WAL": { bytes in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cdinspect-failcase-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let store = folder.appendingPathComponent("People.sqlite").path
+            try FileManager.default.copyItem(atPath: FailCaseTests.exampleStore.path, toPath: store)
+            try Data(bytes).write(to: URL(fileURLWithPath: store + "-wal"))
+            let timeline = try StoreTimeline.read(path: store)
+            for entry in timeline.entries where entry.isReadable {
+                if let opened = try? PersistentStore(path: store, options: .init(generation: entry.token)) { opened.close() }
+            }
+        },
+        // FuzzBTreePage: the first byte picks page 1 or another, the rest is the page.
+        "BTreePage": { bytes in
+            guard let first = bytes.first else { return }
+            BTreePageReading.readAll(Array(bytes.dropFirst()), pageNumber: first & 1 == 1 ? 1 : 2)
+        },
         // FuzzWholeStore's commands on a copy of the store, opened read-only: each answers or
         // fails with its one error.
         "WholeStore": { bytes in
@@ -56,6 +74,10 @@ final class FailCaseTests: XCTestCase {
             for line in lines + ["doctor"] { _ = try? harness.run(line) }
         },
     ]
+
+    /// The example store, beside which a `-wal` fail case is put.
+    static let exampleStore = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Examples/People.sqlite")
 
     /// Fail cases whose reader is beyond this target, by folder, and the test that replays them.
     static let replayedElsewhere: [String: String] = [

@@ -12,7 +12,7 @@ import GRDBSQLite
 /// no `-wal`. Connections open it with `immutable=1` (no locks, no hot-journal check). Every
 /// other file a connection opens (temporary files for sorting) is the platform VFS's own.
 public enum GenerationVFS {
-    public static let name = "cdinspect-generation"
+    public static let name = WindowedMappingVFS.name + "-generation"
     /// The URI parameter naming the image an open serves.
     static let parameter = "cdi_image"
 

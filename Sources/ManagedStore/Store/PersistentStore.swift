@@ -106,6 +106,11 @@ public final class PersistentStore {
         if let image = file.image, image.stalePages > 0 {
             warnings.append(.partialGeneration(token: image.token, stalePages: image.stalePages))
         }
+        if file.journalMode == .wal, (file.walSize ?? 0) == 0,
+           let index = WALIndex.read(sharedMemoryPath: file.sharedMemoryPath, fallbackPageSize: file.pageSize),
+           index.lastFrame > index.backfilledFrames {
+            warnings.append(.missingWAL(path: file.path, frames: index.lastFrame))
+        }
         if let hidden = PersistentStore.hiddenWALChanges(file) { warnings.append(.hiddenWALChanges(path: file.path, detail: hidden)) }
     }
 

@@ -14,6 +14,9 @@ public enum StoreWarning: Sendable, Equatable, CustomStringConvertible {
     /// A past generation read where a checkpoint has since copied later saves into the main
     /// file: those pages read as they are now.
     case partialGeneration(token: String, stalePages: Int)
+    /// A WAL store whose `-shm` names frames that no `-wal` beside it holds: saves newer than
+    /// the main file were lost with the `-wal` (a store copied without it).
+    case missingWAL(path: String, frames: Int)
 
     public var description: String {
         switch self {
@@ -27,6 +30,9 @@ public enum StoreWarning: Sendable, Equatable, CustomStringConvertible {
         case .partialGeneration(let token, let pages):
             return "generation \(token) is partial: a checkpoint has since copied later saves into the main file, so \(pages) "
                 + "page\(pages == 1 ? "" : "s") of it read as a later state; rows on them may be newer than \(token)"
+        case .missingWAL(let path, let frames):
+            return "\(path) has no -wal, but its -shm says the -wal held \(frames) frame\(frames == 1 ? "" : "s"): the newest saves are missing "
+                + "(copy the store together with its -wal)"
         case .missingColumns(let columns):
             let shown = columns.prefix(3).joined(separator: "; ") + (columns.count > 3 ? "; and \(columns.count - 3) more" : "")
             return "the model does not match the store's tables, so these properties read as nil: \(shown)"

@@ -36,8 +36,10 @@ public struct BrowseStoreOptions: ParsableArguments {
     /// says so; with `--readonly` a script can say it too.
     @Flag(name: .long, help: "Offer no edits (the web view's default without --write).")
     public var readonly = false
-    @Flag(name: .long, help: "Open the store as evidence (SQLite's immutable=1): no file is created or changed beside it.")
+    @Flag(name: .long, help: "Open the store as evidence: no file is created or changed beside it, the -wal's commits read in place.")
     public var immutable = false
+    @Option(name: .long, help: ArgumentHelp("Show a past generation the store's files hold (see 'generations'), read in place.", valueName: "token"))
+    public var generation: String?
     @Option(name: .long, help: "An .xcdatamodeld, .xcdatamodel or contents file to use as the model.")
     public var model: String?
     @Option(name: .long, help: ArgumentHelp("Stop a page after this many seconds (default 30; 0: no limit).", valueName: "seconds"))
@@ -54,12 +56,14 @@ public struct BrowseStoreOptions: ParsableArguments {
     public func validate(writing: Bool) throws {
         if writing && readonly { throw ValidationError("--write and --readonly: a read-only web view offers no edits") }
         if writing && immutable { throw ValidationError("--write and --immutable: an immutable store cannot be written") }
+        if writing && generation != nil { throw ValidationError("--write and --generation: a past generation cannot be written") }
     }
 
     public var arguments: [String] {
         var arguments: [String] = []
         if readonly { arguments.append("--readonly") }
         if immutable { arguments.append("--immutable") }
+        if let generation { arguments += ["--generation", generation] }
         if let model { arguments += ["--model", model] }
         if timeout != 30 { arguments += ["--timeout", String(timeout)] }
         return arguments

@@ -88,8 +88,9 @@ public struct GenerationsCommand: SessionCommand {
 
     public func run(in session: Session) throws {
         let store = session.store
-        let writer = session.results(output).rows(["token", "kind", "firstFrame", "lastFrame", "pages", "size", "inserted", "updated",
-                                                   "deleted", "author", "time", "contextName", "note"])
+        // The live generations' columns first, as before past ones were listed; the rest after.
+        let writer = session.results(output).rows(["token", "contexts", "snapshot", "heldFrames", "heldBytes", "kind", "firstFrame", "lastFrame",
+                                                   "pages", "size", "inserted", "updated", "deleted", "author", "time", "contextName", "note"])
         let timeline = try StoreTimeline.read(path: store.path)
         let counts = { (changes: CommitChanges?, key: KeyPath<CommitChanges.Counts, Int>) -> OutputValue in
             guard let changes else { return .null }
@@ -97,7 +98,7 @@ public struct GenerationsCommand: SessionCommand {
         }
         try CommitChangeReader.read(store, timeline: timeline) { entry, changes in
             let transaction = changes?.transactions.first
-            writer.row([.string(entry.token), .string(entry.kind.rawValue),
+            writer.row([.string(entry.token), .null, .null, .null, .null, .string(entry.kind.rawValue),
                         entry.frames.map { .integer(Int64($0.lowerBound)) } ?? .null, entry.frames.map { .integer(Int64($0.upperBound)) } ?? .null,
                         entry.kind == .commit ? .integer(Int64(entry.pagesWritten)) : .null,
                         entry.databasePages.map { .integer(Int64($0)) } ?? .null,
@@ -108,18 +109,19 @@ public struct GenerationsCommand: SessionCommand {
         let coordinator = session.contexts.coordinator
         for generation in coordinator.liveGenerations {
             let names = coordinator.contexts(pinnedTo: generation).map(\.name)
-            var note = "pinned by " + (names.isEmpty ? "no context" : names.joined(separator: ","))
+            let snapshot: OutputValue = generation.pastToken.map { .string($0) } ?? (!generation.isStarted ? .string("pending")
+                : generation.snapshotFrame.map { .string("frame \($0)") } ?? .string("taken"))
+            let held = generation.heldBack
+            var note: OutputValue = .null
             if let past = generation.pastToken {
-                note += "; reads \(past) in place"
-            } else if !generation.isStarted {
-                note += "; snapshot pending (taken at the first read)"
-            } else if let frame = generation.snapshotFrame {
-                let same = timeline.commits.first { $0.lastFrame == frame }.map { " (= w\($0.ordinal))" } ?? ""
-                note += "; snapshot at WAL frame \(frame)\(same)"
-                if let held = generation.heldBack { note += "; holds back \(held.frames) frames (\(held.bytes) bytes)" }
+                note = .string("reads \(past) in place")
+            } else if let frame = generation.snapshotFrame, let same = timeline.commits.first(where: { $0.lastFrame == frame }) {
+                note = .string("the state of w\(same.ordinal)")
             }
-            writer.row([.string(generation.token), .string("live"), .null, generation.snapshotFrame.map { .integer(Int64($0)) } ?? .null,
-                        .null, .null, .null, .null, .null, .null, .null, .null, .string(note)])
+            writer.row([.string(generation.token), .string(names.joined(separator: ",")), snapshot,
+                        held.map { .integer(Int64($0.frames)) } ?? .null, held.map { .integer(Int64($0.bytes)) } ?? .null, .string("live"),
+                        .null, generation.pastToken == nil ? generation.snapshotFrame.map { .integer(Int64($0)) } ?? .null : .null,
+                        .null, .null, .null, .null, .null, .null, .null, .null, note])
         }
         writer.finish()
     }
