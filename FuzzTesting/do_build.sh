@@ -30,6 +30,7 @@ mkdir -p findings logs
 run() {
     local target=$1 max_len=65536
     [ "$target" = FuzzWholeStore ] && max_len=1048576
+    [ "$target" = FuzzWAL ] && max_len=262144
     local dictionary=()
     [ -f "Dictionaries/$target.dict" ] && dictionary=(-dict="Dictionaries/$target.dict")
     mkdir -p "Corpus/$target"

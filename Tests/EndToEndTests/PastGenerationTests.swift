@@ -163,6 +163,18 @@ final class PastGenerationTests: ExampleStoreTestCase {
         XCTAssertEqual(try everything(copy), before, "reading created or changed a file")
     }
 
+    /// A write says, before it goes in, that it will fold the -wal's saves away.
+    func testAWriteSaysItFoldsTheSavesTheWALHolds() throws {
+        _ = try makeSaves()
+        let run = try CLI.run([store, "-c", "update Person/p1 name=Ann", "-c", "save", "-c", "update Person/p1 name=Bo", "-c", "save"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stderr.components(separatedBy: "the -wal holds 5 earlier saves (w1…w5, see 'generations'); this write checkpoints them").count, 2,
+                       "said once, before the first save: \(run.stderr)")
+        // Said where it is true only: the session's close checkpointed them.
+        let again = try CLI.run([store, "-c", "update Person/p1 name=Cy", "-c", "save"])
+        XCTAssertFalse(again.stderr.contains("earlier save"), again.stderr)
+    }
+
     func testAnUnknownTokenNamesTheTokensThereAre() throws {
         _ = try makeSaves()
         let run = try CLI.run(["count", store, "Person", "--generation", "w77"])

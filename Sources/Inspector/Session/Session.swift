@@ -45,6 +45,14 @@ public final class Session {
     public var contexts: ContextSet {
         if let contextSet { return contextSet }
         let made = ContextSet(store: store)
+        // Said before the first write goes in: once it ends, SQLite checkpoints the -wal into
+        // the main file, and the saves it held can no longer be read as generations.
+        let warn = self.warn
+        made.coordinator.willFoldPastGenerations = { commits in
+            warn("the -wal holds \(commits) earlier save\(commits == 1 ? "" : "s") (w1…w\(commits), see 'generations'); this write "
+                 + "checkpoints \(commits == 1 ? "it" : "them") into the main file, after which \(commits == 1 ? "it" : "they") cannot be read "
+                 + "as past generations (copy the store with its -wal and -shm first to keep them)")
+        }
         contextSet = made
         return made
     }

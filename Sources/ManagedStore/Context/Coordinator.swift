@@ -18,6 +18,10 @@ public final class Coordinator {
     private var roots: [WeakContext] = []
     private var generations: [WeakGeneration] = []
     private var generationCount = 0
+    /// Called once, as the first write opens its connection, with the number of committed
+    /// transactions the `-wal` holds: when the writer closes, SQLite checkpoints them into
+    /// the main file and they can no longer be read as past generations.
+    public var willFoldPastGenerations: ((Int) -> Void)?
 
     public init(store: PersistentStore) {
         self.store = store
@@ -55,6 +59,9 @@ public final class Coordinator {
         if store.options.readonly { throw StoreError.readOnly(path: store.path) }
         let queue: DatabaseQueue
         if let writer { queue = writer } else {
+            if let fold = willFoldPastGenerations, let commits = try? StoreTimeline.read(path: store.path).commits.count, commits > 0 {
+                fold(commits)
+            }
             queue = try StoreConnection.open(store.file, readonly: false, log: store.log)
             writer = queue
         }

@@ -53,14 +53,10 @@ public enum GenerationVFS {
     private static func install() { _ = installed }
 
     private static let installed: Bool = {
-        _ = cdi_enable_uri()
-        guard let real = sqlite3_vfs_find(nil) else { return false }
+        guard let real = DerivedVFS.platform() else { return false }
         realVFS = real
-        let vfs = UnsafeMutablePointer<sqlite3_vfs>.allocate(capacity: 1)
-        vfs.initialize(to: real.pointee)
-        vfs.pointee.pNext = nil
-        vfs.pointee.zName = UnsafePointer(strdup(name))
-        vfs.pointee.szOsFile = max(Int32(stateOffset + MemoryLayout<UnsafeMutableRawPointer?>.stride), real.pointee.szOsFile)
+        let vfs = DerivedVFS.copy(of: real, named: name,
+                                  fileSize: max(Int32(stateOffset + MemoryLayout<UnsafeMutableRawPointer?>.stride), real.pointee.szOsFile))
         vfs.pointee.xOpen = { _, name, file, flags, outFlags in
             GenerationVFS.open(name, file!, flags, outFlags)
         }

@@ -22,6 +22,8 @@ public struct InfoCommand: SessionCommand {
             ("frameworkVersion", metadata?.frameworkVersion.map { .integer($0) } ?? .null),
             ("journalMode", .string(store.file.journalMode == .wal ? "wal" : "rollback")),
             ("walSize", store.file.walSize.map { .integer(Int64($0)) } ?? .null),
+            // The generation read, when it is not the newest read the usual way.
+            ("generation", store.file.image.map { .string($0.token) } ?? .null),
             ("fileSize", .integer(Int64(store.file.size))),
             ("pageSize", .integer(Int64(store.file.pageSize))),
             ("model", .string(store.model.source.description)),

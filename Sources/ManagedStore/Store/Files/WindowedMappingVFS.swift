@@ -40,14 +40,9 @@ public enum WindowedMappingVFS {
     public static func install() { _ = installed }
 
     private static let installed: Bool = {
-        _ = cdi_enable_uri()
-        guard let real = sqlite3_vfs_find(nil) else { return false }
+        guard let real = DerivedVFS.platform() else { return false }
         realVFS = real
-        let vfs = UnsafeMutablePointer<sqlite3_vfs>.allocate(capacity: 1)
-        vfs.initialize(to: real.pointee)
-        vfs.pointee.pNext = nil
-        vfs.pointee.zName = UnsafePointer(strdup(name))
-        vfs.pointee.szOsFile = Int32(realFileOffset) + real.pointee.szOsFile
+        let vfs = DerivedVFS.copy(of: real, named: name, fileSize: Int32(realFileOffset) + real.pointee.szOsFile)
         vfs.pointee.xOpen = { _, name, file, flags, outFlags in
             WindowedMappingVFS.open(name, file!, flags, outFlags)
         }
