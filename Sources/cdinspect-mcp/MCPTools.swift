@@ -28,10 +28,18 @@ enum MCPTools {
 
         var title: String { declaration.title }
         var description: String { declaration.description + (declaration.answersWithStoreContent ? storeContent : "") }
-        var arguments: [ToolArgument] { declaration.arguments }
+        var arguments: [ToolArgument] {
+            declaration.arguments + (MCPTools.readsGenerations.contains(name) ? [MCPTools.generationArgument] : [])
+        }
         var required: [String] { declaration.arguments.filter(\.required).map(\.name) }
         var rowsKey: String? { declaration.rowsKey }
     }
+
+    /// The tools that read the store as it is, and so may read it as it was: each takes
+    /// `generation`, a token the `generations` tool lists, and answers from that past save.
+    static let readsGenerations: Set<String> = ["info", "entities", "schema", "fetch", "count", "explain", "history", "cloudkit", "sql", "doctor", "model"]
+    static let generationArgument = ToolArgument("generation", .string,
+        "Read the store as it was after a past save its files hold: a token the generations tool lists (w0 the main file, w1… each commit of the -wal).")
 
     /// Every command that declares a tool, in the command table's order.
     static let definitions: [Definition] = CommandTable.commands.compactMap { command in

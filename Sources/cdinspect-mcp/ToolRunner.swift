@@ -70,8 +70,21 @@ final class ToolRunner: @unchecked Sendable {
         defer { timer.cancel() }
         return scope.run {
             do {
-                guard let store = try pool.borrow(for: scope) else { throw StoreError.interrupted }
-                defer { pool.giveBack(store) }
+                guard let pooled = try pool.borrow(for: scope) else { throw StoreError.interrupted }
+                defer { pool.giveBack(pooled) }
+                var store = pooled
+                // A past generation is opened for the call alone, read in place; a cursor
+                // continues the generation of the call it came from.
+                var generation = arguments["generation"]?.stringValue
+                if generation == nil, let text = arguments["cursor"]?.stringValue, let cursor = try? PageCursor(text, tool: name, arguments: [:]) {
+                    generation = cursor.arguments["generation"]?.stringValue
+                }
+                if let generation {
+                    var options = pooled.options
+                    options.generation = generation
+                    store = try PersistentStore(path: pooled.path, options: options)
+                }
+                defer { if store !== pooled { store.close() } }
                 scope.watch(store.reader)
                 let answer = try ToolAnswer.make(name, arguments, store: store, timeLimit: timeLimit)
                 var content: [Tool.Content] = [.text(text: answer.text, annotations: nil, _meta: nil)]

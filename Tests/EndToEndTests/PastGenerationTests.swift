@@ -133,6 +133,20 @@ final class PastGenerationTests: ExampleStoreTestCase {
         XCTAssertEqual(session.stdout.split(separator: "\n").last, "250")
         XCTAssertTrue(session.stderr.contains("no generation 'w9' in the store's files (they hold w0…w5)"), session.stderr)
 
+        // The MCP server: the generations tool, and a read tool's generation argument.
+        let server = try MCPPipe([store, "--immutable"])
+        try server.handshake()
+        try server.write(try MCPHostileTests.call(1, "count", ["entity": "Person", "generation": "w1"])
+                         + MCPHostileTests.call(2, "count", ["entity": "Person"])
+                         + MCPHostileTests.call(3, "generations", [:])
+                         + MCPHostileTests.call(4, "count", ["entity": "Person", "generation": "w9"]))
+        XCTAssertEqual(try server.toolText(1).text, "{\"count\": 51}")
+        XCTAssertEqual(try server.toolText(2).text, "{\"count\": 250}")
+        XCTAssertFalse(try server.toolText(3).isError)
+        let unknown = try server.toolText(4)
+        XCTAssertTrue(unknown.isError && unknown.text.contains("no generation 'w9'"), unknown.text)
+        XCTAssertEqual(server.finish().status, 0)
+
         // A field-level comparison of two past generations, one-shot.
         let fields = try CLI.run(["diff", store, "--from", "w1", "--to", "w2", "--format", "csv"])
         XCTAssertEqual(fields.status, 1)
@@ -303,6 +317,18 @@ final class GenuinePastGenerationTests: XCTestCase {
                 XCTAssertEqual(try CLI.run(["fetch", store, name, "--limit", "3", "--immutable", "--format", "csv"]).status, 0)
             }
             XCTAssertEqual(try everything(), before, "\(relative): an immutable read created or changed a file")
+
+            // The same store copied without its -wal: where its -shm proves saves are missing,
+            // reading it as evidence warns; either way it creates and changes nothing.
+            let bare = folder.appendingPathComponent("bare")
+            try? FileManager.default.removeItem(at: bare)
+            try FileManager.default.createDirectory(at: bare, withIntermediateDirectories: true)
+            let bareStore = try Fixtures.copy(relative, into: bare, sidecars: ["-shm"]).path
+            let bareFiles = try FileManager.default.contentsOfDirectory(atPath: bare.path).sorted()
+            let counted = try CLI.run(["info", bareStore, "--immutable"])
+            XCTAssertEqual(counted.status, 0, counted.stderr)
+            XCTAssertEqual(counted.stderr.contains("has no -wal, but its -shm says"), bareFiles.contains { $0.hasSuffix("-shm") }, "\(relative): \(counted.stderr)")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: bare.path).sorted(), bareFiles)
         }
     }
 }

@@ -52,7 +52,9 @@ public struct BTreePage {
         fragmentedBytes = fragmented
         rightChild = kind.isLeaf ? nil : FormatBytes.u32(bytes, start + 8)
         self.usableSize = min(usableSize, bytes.count)
-        guard pointerArrayEnd <= bytes.count else { return nil }
+        // SQLite's smallest usable size (512-byte pages, 32 reserved bytes): the payload
+        // arithmetic below divides by it less 4 and goes negative under it.
+        guard self.usableSize >= 480, pointerArrayEnd <= bytes.count else { return nil }
     }
 
     var headerSize: Int { kind.isLeaf ? 8 : 12 }
@@ -112,6 +114,7 @@ public struct BTreePage {
     /// Bytes of a table-leaf cell's payload kept on the leaf itself (fileformat2.html, "1.6":
     /// X = U-35, M = ((U-12)*32/255)-23, K = M+((P-M) % (U-4))); the rest is on overflow pages.
     public static func localPayload(_ payload: Int, usableSize: Int) -> Int {
+        guard usableSize >= 480 else { return min(max(0, payload), max(0, usableSize)) }
         let most = usableSize - 35
         guard payload > most else { return payload }
         let least = (usableSize - 12) * 32 / 255 - 23

@@ -36,9 +36,8 @@ public enum RecordFormat {
     /// The integer in column `column` of the record, or nil when it is not an integer or not
     /// in the bytes.
     public static func integer(_ bytes: UnsafeRawBufferPointer, record: Range<Int>, column: Int) -> Int64? {
-        guard let (headerSize, first) = FormatBytes.varint(bytes, at: record.lowerBound) else { return nil }
-        let headerEnd = record.lowerBound + Int(clamping: headerSize)
-        guard headerEnd <= record.upperBound else { return nil }
+        guard let (headerSize, first) = FormatBytes.varint(bytes, at: record.lowerBound), headerSize <= UInt64(record.count) else { return nil }
+        let headerEnd = record.lowerBound + Int(headerSize)
         var typeAt = first
         var dataAt = headerEnd
         for index in 0...max(0, column) {
@@ -57,14 +56,15 @@ public enum RecordFormat {
                 }
             }
             dataAt += size
+            guard dataAt <= record.upperBound else { return nil }
         }
         return nil
     }
 
     /// Whether column `column` of the record is NULL (serial type 0).
     public static func isNull(_ bytes: UnsafeRawBufferPointer, record: Range<Int>, column: Int) -> Bool {
-        guard let (headerSize, first) = FormatBytes.varint(bytes, at: record.lowerBound) else { return false }
-        let headerEnd = record.lowerBound + Int(clamping: headerSize)
+        guard let (headerSize, first) = FormatBytes.varint(bytes, at: record.lowerBound), headerSize <= UInt64(record.count) else { return false }
+        let headerEnd = record.lowerBound + Int(headerSize)
         var typeAt = first
         for index in 0...max(0, column) {
             guard typeAt < headerEnd, let (type, next) = FormatBytes.varint(bytes, at: typeAt) else { return false }
@@ -76,9 +76,8 @@ public enum RecordFormat {
 
     /// How many columns the record's header lists.
     public static func columnCount(_ bytes: UnsafeRawBufferPointer, record: Range<Int>) -> Int? {
-        guard let (headerSize, first) = FormatBytes.varint(bytes, at: record.lowerBound) else { return nil }
-        let headerEnd = record.lowerBound + Int(clamping: headerSize)
-        guard headerEnd <= record.upperBound else { return nil }
+        guard let (headerSize, first) = FormatBytes.varint(bytes, at: record.lowerBound), headerSize <= UInt64(record.count) else { return nil }
+        let headerEnd = record.lowerBound + Int(headerSize)
         var count = 0
         var at = first
         while at < headerEnd {
