@@ -64,7 +64,9 @@ struct DiffSubcommand: ParsableCommand {
     /// A and B, each a store, a snapshot's folder, or a snapshot name of the other.
     static func open(_ a: String, _ b: String, from: String? = nil, to: String? = nil, immutable: Bool = false) throws -> (PersistentStore, PersistentStore) {
         func store(_ path: String, _ generation: String?) throws -> PersistentStore {
-            try PersistentStore(path: path, options: .init(readonly: true, immutable: immutable, generation: generation))
+            var options = PersistentStore.Options(readonly: true, immutable: immutable, generation: generation)
+            options.readsInPlaceWhenClosed = true
+            return try PersistentStore(path: path, options: options)
         }
         if access(a, F_OK) != 0, (try? StoreSnapshot.checkName(a)) != nil, !a.contains("/") {
             // A snapshot's name, given first: of B's store.

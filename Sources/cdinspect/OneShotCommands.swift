@@ -23,7 +23,7 @@ struct OneShot<Command: SessionCommand, Options: StoreOpening>: ParsableCommand 
     func run() throws {
         Interrupts.install()
         try Diagnostics.reporting {
-            let session = Session(store: try options.openStore(session: false), output: Terminal.standardOutput(),
+            let session = Session(store: try options.openStore(session: false, onlyReads: Command.traits.onlyReads), output: Terminal.standardOutput(),
                                   warn: Diagnostics.warning, runsOneCommand: true)
             defer { Teardown.closeAndKeep(session) }
             try session.run(command)

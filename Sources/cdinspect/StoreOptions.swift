@@ -38,11 +38,14 @@ struct StoreLocation: ParsableArguments {
 
     /// Opens the store, with a debug log on stderr when one is asked for, and always for a
     /// session, where `sqldebug N` can turn it on later.
-    func openStore(session: Bool = false, modelPath: String? = nil) throws -> PersistentStore {
+    /// `onlyReads`: for a command that never writes, a store no process has open is read in
+    /// place (`PersistentStore.Options.readsInPlaceWhenClosed`), creating nothing beside it.
+    func openStore(session: Bool = false, modelPath: String? = nil, onlyReads: Bool = false) throws -> PersistentStore {
         let log = session || sqlDebugLevel > 0 ? SQLDebugLog(level: sqlDebugLevel, sink: Diagnostics.log) : nil
-        return try PersistentStore(path: try StoreSearch.resolve(store),
-                                   options: .init(modelPath: modelPath, readonly: readonly, immutable: immutable, generation: generation,
-                                                 busyTimeout: Self.busyTimeout, log: log))
+        var options = PersistentStore.Options(modelPath: modelPath, readonly: readonly, immutable: immutable, generation: generation,
+                                              busyTimeout: Self.busyTimeout, log: log)
+        options.readsInPlaceWhenClosed = onlyReads
+        return try PersistentStore(path: try StoreSearch.resolve(store), options: options)
     }
 }
 
@@ -55,17 +58,17 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: "An .xcdatamodeld, .xcdatamodel or contents file to use as the model.")
     var model: String?
 
-    func openStore(session: Bool = false) throws -> PersistentStore {
-        try location.openStore(session: session, modelPath: model)
+    func openStore(session: Bool = false, onlyReads: Bool = false) throws -> PersistentStore {
+        try location.openStore(session: session, modelPath: model, onlyReads: onlyReads)
     }
 }
 
 /// How a one-shot command opens its store.
 protocol StoreOpening: ParsableArguments {
-    func openStore(session: Bool) throws -> PersistentStore
+    func openStore(session: Bool, onlyReads: Bool) throws -> PersistentStore
 }
 
 extension StoreOptions: StoreOpening {}
 extension StoreLocation: StoreOpening {
-    func openStore(session: Bool) throws -> PersistentStore { try openStore(session: session, modelPath: nil) }
+    func openStore(session: Bool, onlyReads: Bool) throws -> PersistentStore { try openStore(session: session, modelPath: nil, onlyReads: onlyReads) }
 }

@@ -59,10 +59,12 @@ final class SQLCommandTests: ExampleStoreTestCase {
     func testHostileStatementsAreRefusedOneShotAndInASession() throws {
         let folder = (store as NSString).deletingLastPathComponent
         try Data("not a store".utf8).write(to: URL(fileURLWithPath: folder + "/other.sqlite"))
-        // Any first read of a WAL store without its -wal creates an empty -wal and the -shm
-        // (SQLite's read-only WAL open; man cdinspect, SAFETY): the listing starts after one.
+        // A one-shot read of a store no process has open reads it in place (man cdinspect,
+        // SAFETY): it creates nothing.
+        let untouched = try Self.listing(folder)
         XCTAssertEqual(try CLI.run(["count", store, "Person"]).stdout, "50\n")
-        let before = try Self.listing(folder)
+        XCTAssertEqual(try Self.listing(folder), untouched)
+        let before = untouched
         for sql in Self.hostileStatements(folder) {
             // Each stops at its one-second limit; the 120 s guard only catches a hang.
             let r = try CLI.run(["sql", store, sql, "--timeout", "1"], timeout: 120)
@@ -71,14 +73,18 @@ final class SQLCommandTests: ExampleStoreTestCase {
         }
         XCTAssertEqual(try Self.listing(folder), before, "files created or changed")
 
-        // A session goes on after each refusal, and reads as before: nothing persisted.
+        // A session goes on after each refusal, and reads as before: nothing persisted. It
+        // opens the store through SQLite, which makes an empty -wal beside it first.
+        XCTAssertEqual(try CLI.run([store, "-c", "count Person"]).stdout, "50\n")
+        let beforeSession = try Self.listing(folder)
+        XCTAssertEqual(beforeSession.keys.sorted(), (before.keys + ["People.sqlite-wal"]).sorted())
         let script = Self.hostileStatements(folder).map { "sql \($0)" } + ["sql SELECT count(*) AS n FROM ZPERSON"]
         let r = try CLI.run([store, "--keep-going", "--format", "csv"], stdin: script.joined(separator: "\n") + "\n")
         XCTAssertEqual(r.status, 1, r.stderr)
         // A statement stopped by a limit has printed the rows it made before it.
         XCTAssertTrue(r.stdout.hasSuffix("\nn\n50\n"), r.stdout.suffix(200) + r.stderr)
         XCTAssertEqual(r.stderr.split(separator: "\n").count, Self.hostileStatements(folder).count, r.stderr)
-        XCTAssertEqual(try Self.listing(folder), before, "files created or changed")
+        XCTAssertEqual(try Self.listing(folder), beforeSession, "files created or changed")
         // Reporting pragmas and eponymous tables still read.
         let reads = try CLI.run(["sql", store, "SELECT name FROM pragma_table_info('ZPERSON') WHERE name = 'ZAGE'", "--format", "csv"])
         XCTAssertEqual(reads.stdout, "name\nZAGE\n", reads.stderr)

@@ -123,7 +123,17 @@ final class SafeOpeningTests: XCTestCase {
         let sub = try folder.appendingPathComponent("readonly").creatingDirectory()
         let store = try Fixtures.copy("wibosco_CoreDataMigration-Example/CoreDataMigration_Example_WAL.sqlite", into: sub, sidecars: ["-wal"])
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: sub.path)
-        let result = try CLI.run(["entities", store.path], executable: runner.binary, prefix: runner.prefix)
+        // No -shm: no process has the store open, so a command that only reads reads the main
+        // file and the -wal's commits in place, and needs no -shm.
+        let read = try CLI.run(["count", store.path, "Post"], executable: runner.binary, prefix: runner.prefix)
+        XCTAssertEqual(read.status, 0, read.stderr)
+        // What SQLite reads from a copy in a folder it may write (main file and -wal).
+        let oracle = try Fixtures.copy("wibosco_CoreDataMigration-Example/CoreDataMigration_Example_WAL.sqlite",
+                                       into: try Fixtures.temporaryDirectory(self), sidecars: ["-wal"])
+        let expected = try SQLiteShell.read(oracle.path, "SELECT count(*) FROM ZPOST")
+        XCTAssertEqual(read.stdout, expected + "\n")
+        // A session may write, so it opens the store through SQLite, which needs the -shm.
+        let result = try CLI.run([store.path, "-c", "entities"], executable: runner.binary, prefix: runner.prefix)
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("-shm file cannot be created"), result.stderr)
         XCTAssertTrue(result.stderr.contains("copy the store together with its -wal"), result.stderr)

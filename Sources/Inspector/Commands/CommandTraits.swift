@@ -20,15 +20,19 @@ public struct CommandTraits: Sendable {
     /// `cloudkit zones`): after the store in a one-shot command, so a command line that puts
     /// one before the store gets the order said back to it.
     public var views: [String] = []
+    /// It never writes to the store, whatever its arguments: its one-shot form reads a store
+    /// no process has open (no `-shm` beside it) in place, creating no file beside it.
+    public var onlyReads = false
 
     public init(group: OverviewGroup? = nil, takesWhereClause: Bool = false, firstArgumentIsEntity: Bool = false,
-                ownsModelOption: Bool = false, tool: ToolDeclaration? = nil, views: [String] = []) {
+                ownsModelOption: Bool = false, tool: ToolDeclaration? = nil, views: [String] = [], onlyReads: Bool = false) {
         self.group = group
         self.takesWhereClause = takesWhereClause
         self.firstArgumentIsEntity = firstArgumentIsEntity
         self.ownsModelOption = ownsModelOption
         self.tool = tool
         self.views = views
+        self.onlyReads = onlyReads
     }
 }
 

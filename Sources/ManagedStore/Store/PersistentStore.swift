@@ -14,6 +14,10 @@ public final class PersistentStore {
         /// A generation the store's files hold (`w0`, `w3`: `StoreTimeline`), read in place
         /// instead of the newest state (implies `readonly`).
         public var generation: String?
+        /// A store no process has open (WAL mode, no `-shm` beside it) is read in place, its
+        /// main file and its `-wal`'s commits through `GenerationVFS`, so that reading creates
+        /// no `-wal` or `-shm` (for commands that never write; implies `readonly`).
+        public var readsInPlaceWhenClosed = false
         /// Seconds a connection waits for another process's lock before giving up.
         public var busyTimeout: TimeInterval
         /// Where Core Data's SQL debug lines go; nil when nothing can ever turn them on.
@@ -72,6 +76,12 @@ public final class PersistentStore {
             file = try file.reading(generation: generation)
         } else if options.immutable {
             file = try file.immutableCopy()
+        } else if options.readsInPlaceWhenClosed, file.journalMode == .wal, StoreFile.status(file.sharedMemoryPath) == nil {
+            // SQLite keeps a -shm beside a WAL store while any connection has it open, so
+            // none does: the files are the store's whole state, and reading them in place
+            // changes nothing. (A read through SQLite would create the -wal and -shm.)
+            let timeline = try StoreTimeline.read(path: path)
+            file = try file.reading(generation: timeline.newestToken, in: timeline)
         }
         file.busyTimeout = options.busyTimeout
         self.file = file

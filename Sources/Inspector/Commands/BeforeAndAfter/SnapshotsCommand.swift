@@ -3,7 +3,7 @@ import Foundation
 import ManagedStore
 
 public struct SnapshotsCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .beforeAndAfter, tool: tool)
+    public static let traits = CommandTraits(group: .beforeAndAfter, tool: tool, onlyReads: true)
 
     public static let configuration = CommandConfiguration(
         commandName: "snapshots",

@@ -3,7 +3,7 @@ import Foundation
 import ManagedStore
 
 public struct DoctorCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .health, ownsModelOption: true, tool: tool)
+    public static let traits = CommandTraits(group: .health, ownsModelOption: true, tool: tool, onlyReads: true)
 
     public static let configuration = CommandConfiguration(
         commandName: "doctor",

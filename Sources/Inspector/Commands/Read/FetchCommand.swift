@@ -2,7 +2,7 @@ import ArgumentParser
 import ManagedStore
 
 public struct FetchCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .read, takesWhereClause: true, firstArgumentIsEntity: true, tool: tool)
+    public static let traits = CommandTraits(group: .read, takesWhereClause: true, firstArgumentIsEntity: true, tool: tool, onlyReads: true)
 
     public static let configuration = CommandConfiguration(
         commandName: "fetch",

@@ -2,7 +2,7 @@ import ArgumentParser
 import ManagedStore
 
 public struct InfoCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .read, tool: tool)
+    public static let traits = CommandTraits(group: .read, tool: tool, onlyReads: true)
 
     public static let configuration = CommandConfiguration(
         commandName: "info",
@@ -22,8 +22,8 @@ public struct InfoCommand: SessionCommand {
             ("frameworkVersion", metadata?.frameworkVersion.map { .integer($0) } ?? .null),
             ("journalMode", .string(store.file.journalMode == .wal ? "wal" : "rollback")),
             ("walSize", store.file.walSize.map { .integer(Int64($0)) } ?? .null),
-            // The generation read, when it is not the newest read the usual way.
-            ("generation", store.file.image.map { .string($0.token) } ?? .null),
+            // The past generation read, when one was asked for.
+            ("generation", store.options.generation.map { .string($0) } ?? .null),
             ("fileSize", .integer(Int64(store.file.size))),
             ("pageSize", .integer(Int64(store.file.pageSize))),
             ("model", .string(store.model.source.description)),

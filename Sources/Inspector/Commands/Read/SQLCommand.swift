@@ -2,7 +2,7 @@ import ArgumentParser
 import ManagedStore
 
 public struct SQLCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .read, tool: tool)
+    public static let traits = CommandTraits(group: .read, tool: tool, onlyReads: true)
 
     public static let configuration = CommandConfiguration(
         commandName: "sql",

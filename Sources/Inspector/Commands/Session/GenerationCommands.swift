@@ -65,7 +65,7 @@ public struct TokenCommand: SessionCommand {
 }
 
 public struct GenerationsCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .read, tool: tool)
+    public static let traits = CommandTraits(group: .read, tool: tool, onlyReads: true)
 
     public static let configuration = CommandConfiguration(
         commandName: "generations",
