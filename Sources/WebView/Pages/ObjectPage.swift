@@ -44,6 +44,9 @@ struct ObjectPage {
                                                  limit: Self.membersShown, after: nil, page: page)))
         }
         let history = try historyRows(objectID)
+        // Its versions across the saves the -wal holds, where it holds any.
+        let versions = (try? StoreTimeline.read(path: page.store.path).commits.isEmpty) == false
+            ? try ObjectVersions.read(objectID, store: page.store) : []
         let cloudKit = try? cloudKitStory(objectID)
         let pending = page.site.editor?.pendingValues(objectID) ?? [:]
 
@@ -51,13 +54,24 @@ struct ObjectPage {
         value.append(("binary", .object(previews.map { ($0.0, $0.1.value) })))
         value.append(("relationships", .object(lists.map { ($0.0.relationship.name, $0.1.value) })))
         if let history { value.append(("history", .array(history))) }
+        if let past = page.pastGeneration { value.append(("generation", .string(past))) }
+        if !versions.isEmpty {
+            value.append(("versions", .array(versions.map { v in
+                .object([("generation", .string(v.token)), ("change", .string(v.change.rawValue)), ("version", v.version.map(OutputValue.integer) ?? .null)])
+            })))
+        }
         if let cloudKit { value.append(("cloudkit", cloudKit)) }
         if !pending.isEmpty { value.append(("pending", .object(pending.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))) }
 
-        let editor = page.site.editor
+        // A past generation is read, never edited.
+        let editor = page.pastGeneration == nil ? page.site.editor : nil
         return try page.answer(title: ValueView.shortID(uri), crumbs: [page.storeCrumb, (actual.name, Paths.entity(actual.name)), ("p\(key)", nil)],
                                value: .object(value), attributes: [("data-live", "object"), ("data-object", uri)]) {
             var body: HTML = "<h1>\(ValueView.shortID(uri))</h1><p class=\"muted mono\">\(uri)</p>"
+            if let past = page.pastGeneration {
+                body += "<p class=\"notice\">As it was at \(past), a past save the store's files hold: "
+                    + "<a href=\"\(Paths.object(actual.name, key))\">the object now</a> · <a href=\"\(Paths.generations)\">every save</a></p>"
+            }
             if actual.name != entity.name { body += "<p class=\"muted\">A \(actual.name), a sub-entity of \(entity.name).</p>" }
             body += "<h2>Attributes</h2><dl class=\"record\">"
             for column in columns where !column.key.hasSuffix(".@count") && actual.relationship(column.key) == nil {
@@ -88,6 +102,15 @@ struct ObjectPage {
             if !toOnes.isEmpty || !toManys.isEmpty { body += "</dl>" }
             if let history {
                 body += "<h2>History</h2>" + historyHTML(history)
+            }
+            if !versions.isEmpty {
+                body += "<h2>Versions</h2><p class=\"muted\">Each save the store's -wal holds that inserted, updated or deleted it.</p><ul>"
+                for v in versions {
+                    let at = v.change == .deleted ? "\(v.change.rawValue) at \(v.token)" : "\(v.change.rawValue) at \(v.token) (Z_OPT \(v.version ?? 0))"
+                    body += v.change == .deleted ? "<li>\(at)</li>"
+                        : "<li><a href=\"\(Paths.object(actual.name, key, generation: v.token))\">\(at)</a></li>"
+                }
+                body += "</ul>"
             }
             if let cloudKit {
                 body += "<h2>CloudKit</h2>" + ValueView.html(cloudKit, characters: ValueView.pageCharacters)

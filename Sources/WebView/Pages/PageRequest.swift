@@ -25,10 +25,15 @@ struct PageRequest {
         case .transaction(let token): return try TransactionPage(page: self, token: token).response()
         case .doctor: return try DoctorPage(page: self).response()
         case .changes: return try ChangesPage(page: self).response()
+        case .generations: return try GenerationsPage(page: self).response()
+        case .generation(let token): return try GenerationPage(page: self, token: token).response()
         case .blob(let entity, let key, let attribute): return try BlobDownload(page: self, entityName: entity, key: key, key2: attribute).response()
         default: throw PageNotFound(description: "No page here.")
         }
     }
+
+    /// The past generation the page reads (`?generation=w3`), or nil for the newest state.
+    var pastGeneration: String? { store.options.generation }
 
     /// Runs a command of the session language on the page's store.
     func run(_ words: [String], rowLimit: Int? = nil) throws -> CommandAnswer {

@@ -37,6 +37,10 @@ struct StorePage {
         }
         return try page.answer(title: "Store", crumbs: [page.storeCrumb], value: .object(value), attributes: [("data-live", "store")]) {
             var body: HTML = "<h1>\(page.storeCrumb.0)</h1>"
+            if let past = page.pastGeneration {
+                body += "<p class=\"notice\">As it was at \(past), a past save the store's files hold (entity pages show the newest): "
+                    + "<a href=\"\(Paths.store)\">the store now</a> · <a href=\"\(Paths.generations)\">every save</a></p>"
+            }
             body += infoSection(info)
             body += "<h2>Entities</h2>" + tree(entities)
             body += "<h2>Health</h2>"
@@ -58,6 +62,9 @@ struct StorePage {
             if let cloudKit {
                 body += "<h2>CloudKit</h2><p>\(cloudKit["verdict"]?.text ?? cloudKit.text)</p>"
             }
+            let saves = (try? StoreTimeline.read(path: page.store.path))?.commits.count ?? 0
+            body += "<h2>Generations</h2><p><a href=\"\(Paths.generations)\">\(saves == 0 ? "No save" : "\(saves) save\(saves == 1 ? "" : "s")") in the -wal</a>: "
+                + "each readable as the store was right after it.</p>"
             body += "<h2>Model</h2><p><a href=\"\(Paths.model)\">The model</a>: its diagram, entities and version hashes.</p>"
             return body
         }

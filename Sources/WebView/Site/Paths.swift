@@ -13,6 +13,9 @@ public enum Route: Equatable, Sendable {
     case members(entity: String, key: Int64, relationship: String)
     case model, history, doctor, changes
     case transaction(Int64)
+    /// `/generations`: every save the store's files hold; `/generations/w3`: what one did.
+    case generations
+    case generation(String)
     case login, events, stylesheet, script, favicon
     case blob(entity: String, key: Int64, attribute: String)
     case edit, save, discard, acknowledge, insert, delete
@@ -25,7 +28,7 @@ public enum Route: Equatable, Sendable {
     /// The routes that change the pending context: POSTs only, and only with `--write`.
     static let changing: [Route] = [.edit, .save, .discard, .acknowledge, .insert, .delete]
 
-    static let pageNames: Set<String> = ["model", "history", "doctor", "changes", "index"]
+    static let pageNames: Set<String> = ["model", "history", "doctor", "changes", "index", "generations"]
 
     /// The route and form a path names; nil for a path that names nothing (a 404), and an
     /// error for one that is malformed (a 400): a broken escape, `.` or `..`, a NUL.
@@ -78,6 +81,10 @@ public enum Route: Equatable, Sendable {
         case (1, "history"): return (.history, form)
         case (1, "doctor"): return (.doctor, form)
         case (1, "changes"): return (.changes, form)
+        case (1, "generations"): return (.generations, form)
+        case (2, "generations"):
+            guard StoreTimeline.isPastToken(segments[1]) else { return nil }
+            return (.generation(segments[1].lowercased()), form)
         case (2, "history"):
             guard let token = Int64(segments[1]) else { return nil }
             return (.transaction(token), form)
@@ -110,6 +117,15 @@ public enum Paths {
     public static let history = "/history"
     public static let doctor = "/doctor"
     public static let changes = "/changes"
+    public static let generations = "/generations"
+
+    /// What one past save did (`/generations/w3`).
+    public static func generation(_ token: String, form: Route.Form = .html) -> String { "/generations/" + segment(token) + suffix(form) }
+
+    /// An object as it was at a past generation (`/Person/p3?generation=w3`).
+    public static func object(_ entity: String, _ key: Int64, generation: String) -> String {
+        object(entity, key) + QueryItems.string([("generation", generation)])
+    }
     public static let stylesheet = "/-/static/app.css"
     public static let script = "/-/static/app.js"
     public static let events = "/-/events"

@@ -101,8 +101,18 @@ public final class Site: @unchecked Sendable {
         }
         return scope.run {
             do {
-                guard let store = try pool.borrow(for: scope) else { return Refusals.page(503, "The request was stopped.") }
-                defer { pool.giveBack(store) }
+                guard let pooled = try pool.borrow(for: scope) else { return Refusals.page(503, "The request was stopped.") }
+                defer { pool.giveBack(pooled) }
+                // `?generation=w3`: the page reads a past save the store's files hold, in
+                // place, on a store opened for this request alone.
+                var store = pooled
+                if let generation = request.query("generation"), !generation.isEmpty {
+                    var options = pooled.options
+                    options.generation = generation
+                    options.log = nil
+                    store = try PersistentStore(path: pooled.path, options: options)
+                }
+                defer { if store !== pooled { store.close() } }
                 scope.watch(store.reader)
                 let timer = DispatchWorkItem { [timeLimit = options.timeLimit] in scope.cancel(.timeLimit(seconds: timeLimit)) }
                 if options.timeLimit > 0 { DispatchQueue.global().asyncAfter(deadline: .now() + options.timeLimit, execute: timer) }
@@ -141,6 +151,10 @@ public final class Site: @unchecked Sendable {
             status = 503
             message = "the request was stopped"
         } else if error is CommandError || error is PredicateFormatError || error is FetchError {
+            status = 400
+        } else if case StoreError.unknownGeneration = error {
+            status = 400
+        } else if case StoreError.unreadableGeneration = error {
             status = 400
         } else if case StoreError.unknownEntity = error {
             status = 404
