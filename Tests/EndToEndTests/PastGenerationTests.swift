@@ -189,6 +189,43 @@ final class PastGenerationTests: ExampleStoreTestCase {
         XCTAssertFalse(again.stderr.contains("earlier save"), again.stderr)
     }
 
+    /// A checkpoint that copied the -wal into the main file without restarting it: every commit
+    /// still reads, but one whose pages later saves overwrote in the main file is partial,
+    /// said so where it is listed and where it is read, and what the copied commits changed
+    /// is unknown, never answered as "nothing".
+    func testACheckpointedCommitIsMarkedPartialAndNeverAnsweredAsExact() throws {
+        try SQLiteShell.run(store, "PRAGMA wal_checkpoint(TRUNCATE)")
+        try SQLiteShell.commitLeavingWAL(store, ["UPDATE ZPERSON SET ZAGE = 1, Z_OPT = Z_OPT + 1 WHERE Z_PK = 1",
+                                                 "UPDATE ZCAR SET ZYEAR = 1900, Z_OPT = Z_OPT + 1 WHERE Z_PK = 1",
+                                                 "PRAGMA wal_checkpoint(PASSIVE)"])
+        let listed = try XCTUnwrap(CLI.json(["generations", store, "--immutable", "--format", "json"]) as? [[String: Any]])
+        XCTAssertEqual(listed.map { $0["token"] as? String }, ["w0", "w1", "w2"])
+        XCTAssertTrue((listed[0]["note"] as? String)?.contains("holds the state of w2") == true, "\(listed[0])")
+        XCTAssertTrue((listed[1]["note"] as? String)?.hasPrefix("partial: ") == true, "\(listed[1])")
+        XCTAssertTrue((listed[2]["note"] as? String)?.hasPrefix("reads exactly; what it changed cannot be told") == true, "\(listed[2])")
+        for entry in listed.dropFirst() { XCTAssertTrue(entry["updated"] is NSNull, "\(entry)") }
+        // The car's year was changed by w2, and the main file now holds it: w1 reads it, and warns.
+        let read = try CLI.run(["count", store, "Car", "--where", "year == 1900", "--generation", "w1"])
+        XCTAssertEqual(read.stdout, "1\n")
+        XCTAssertTrue(read.stderr.contains("warning: generation w1 is partial"), read.stderr)
+    }
+
+    /// A snapshot keeps the -wal's saves as they were, in its past/ folder: after a write
+    /// folds them away in the store, they read there exactly as before.
+    func testASnapshotKeepsTheSavesAWriteFoldsAway() throws {
+        let oracles = try makeSaves()
+        let snapshot = folder.appendingPathComponent("before").path
+        XCTAssertEqual(try CLI.run(["snapshot", store, "--to", snapshot]).status, 0)
+        let manifest = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: snapshot + "/manifest.json"))) as? [String: Any])
+        XCTAssertEqual(manifest["pastGenerations"] as? Int, 5)
+        XCTAssertEqual(try CLI.run([store, "-c", "update Person/p1 name=Ann", "-c", "save"]).status, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store + "-wal"), "the session's close checkpointed the store")
+        let past = snapshot + "/past/People.sqlite"
+        for (ordinal, oracle) in oracles.enumerated() {
+            XCTAssertEqual(try rows(past, generation: "w\(ordinal)"), try rows(oracle.path), "w\(ordinal) kept in the snapshot")
+        }
+    }
+
     func testAnUnknownTokenNamesTheTokensThereAre() throws {
         _ = try makeSaves()
         let run = try CLI.run(["count", store, "Person", "--generation", "w77"])

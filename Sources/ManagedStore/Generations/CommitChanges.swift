@@ -46,12 +46,20 @@ public enum CommitChangeReader {
         }
         var newest: [UInt32: Int] = [:]   // page → newest frame so far
         var previous = try Side(timeline, ordinal: 0, store: store)
-        var lastTransaction: Int64? = history.flatMap { h in try? previous.queue.read { try h.summary($0).lastToken } } ?? nil
         var before = [UInt8](repeating: 0, count: walHeader.pageSize)
         var after = [UInt8](repeating: 0, count: walHeader.pageSize)
         for entry in timeline.entries {
             guard entry.kind == .commit, let frames = entry.frames else { try body(entry, nil); continue }
             try Cancellation.check()
+            // A commit a checkpoint has copied into the main file: the main file no longer
+            // holds the pages as they were before it, so what it changed cannot be told (nil).
+            // Its frames are still remembered, for the commits after it.
+            if frames.lowerBound <= timeline.backfilledFrames {
+                for number in frames { newest[log.frames[number - 1].page] = number }
+                previous = try Side(timeline, ordinal: Int(entry.token.dropFirst()) ?? 0, store: store)
+                try body(entry, nil)
+                continue
+            }
             // The newest frame of each page within the commit, and the one before it.
             var written: [UInt32: Int] = [:]
             for number in frames { written[log.frames[number - 1].page] = number }
@@ -91,11 +99,11 @@ public enum CommitChangeReader {
             }
             if let history {
                 var query = HistoryQuery()
-                query.after = lastTransaction
+                // The transactions after the newest one the generation before holds.
+                query.after = try previous.queue.read { db in try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM ATRANSACTION") }
                 try current.queue.read { db in
                     try history.transactions(query, db) { changes.transactions.append($0) }
                 }
-                if let last = changes.transactions.last?.token { lastTransaction = last }
             }
             try body(entry, changes)
             previous = current

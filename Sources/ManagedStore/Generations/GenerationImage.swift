@@ -33,12 +33,16 @@ public final class GenerationImage: @unchecked Sendable {
     /// Pages read from the main file that a checkpoint had already overwritten with a later
     /// frame's copy when the image was made: the generation is not exact there.
     public let stalePages: Int
+    /// Why committed transactions in the `-wal` cannot be read (the format reader's verdict,
+    /// `WALLog.damage`), or nil.
+    public let walDamage: String?
 
     private let lock = NSLock()
     private var problemText: String?
 
     init(mainPath: String, walPath: String, pageSize: Int, pageCount: Int, token: String, framePages: [UInt32: Int64],
-         laterFrames: [UInt32: Int], salts: [UInt8], backfilledFrames: Int) {
+         laterFrames: [UInt32: Int], salts: [UInt8], backfilledFrames: Int, walDamage: String? = nil) {
+        self.walDamage = walDamage
         self.mainPath = mainPath
         self.walPath = walPath
         self.pageSize = pageSize

@@ -91,9 +91,7 @@ public struct StoreTimeline: Sendable {
             }
             entries.append(Entry(token: "w\(commit.ordinal)", kind: .commit, frames: commit.firstFrame...commit.lastFrame,
                                  pagesWritten: pagesOfCommit[commit.ordinal - 1].count, databasePages: commit.databasePages,
-                                 stalePages: stale,
-                                 note: stale > 0 ? "partial: a checkpoint has copied later saves into the main file, so \(stale) "
-                                     + "page\(stale == 1 ? "" : "s") read from it hold a later state" : nil))
+                                 stalePages: stale, note: Self.backfillNote(commit, stale: stale, backfilled: backfilled)))
         }
         if log.uncommittedFrames > 0 {
             let first = (log.commits.last?.lastFrame ?? 0) + 1
@@ -118,10 +116,33 @@ public struct StoreTimeline: Sendable {
         return entries
     }
 
+    /// Why committed transactions in the `-wal` are past its valid end, as SQLite's recovery
+    /// would ignore them; nil when none are.
+    public var walDamage: String? {
+        guard let damage = log?.damage, damage.hiddenCommits > 0 else { return nil }
+        let commits = "\(damage.hiddenCommits) committed transaction\(damage.hiddenCommits == 1 ? "" : "s")"
+        if log?.header?.isValid == false {
+            return "its -wal file's header is damaged, so SQLite ignores all of it (\(commits)): the newest committed changes are not visible"
+        }
+        return "its -wal file does not verify from frame \(damage.frame) on, so SQLite ignores \(commits) after it: "
+            + "the newest committed changes are not visible"
+    }
+
     /// Whether a word is written as a past generation's token (`w0`, `w12`).
     public static func isPastToken(_ word: String) -> Bool {
         let lower = word.lowercased()
         return lower.count >= 2 && lower.first == "w" && lower.dropFirst().allSatisfy(\.isASCII) && Int(lower.dropFirst()) != nil
+    }
+
+    /// What a checkpoint that copied frames into the main file means for a commit: partial
+    /// where later saves overwrote pages it reads from the main file; and for any commit it
+    /// copied, the state before it is gone, so what it changed cannot be told.
+    private static func backfillNote(_ commit: WALLog.Commit, stale: Int, backfilled: Int) -> String? {
+        guard commit.firstFrame <= backfilled else { return nil }
+        let before = "what it changed cannot be told: a checkpoint copied it into the main file, and the state before it is gone"
+        guard stale > 0 else { return "reads exactly; " + before }
+        return "partial: a checkpoint has copied later saves into the main file, so \(stale) page\(stale == 1 ? "" : "s") read from it "
+            + "\(stale == 1 ? "holds" : "hold") a later state; " + before
     }
 
     /// The entry a token names; the error names the tokens there are.
@@ -161,6 +182,6 @@ public struct StoreTimeline: Sendable {
         }
         return GenerationImage(mainPath: mainPath, walPath: mainPath + "-wal", pageSize: pageSize, pageCount: pageCount,
                                token: ordinal == 0 ? "w0" : "w\(ordinal)", framePages: framePages, laterFrames: laterFrames,
-                               salts: log?.header?.salts ?? [], backfilledFrames: backfilledFrames)
+                               salts: log?.header?.salts ?? [], backfilledFrames: backfilledFrames, walDamage: walDamage)
     }
 }

@@ -31,6 +31,9 @@ public struct SnapshotManifest: Codable, Sendable, Equatable {
     public var externalDataFiles: Int
     /// The CloudKit asset folders copied (`<store>_ckAssets`), by name.
     public var cloudKitAssetFolders: [String]
+    /// Commits of the store's `-wal` kept as they were in the snapshot's `past/` folder
+    /// (`PastFiles`), readable there with `generations` and `--generation`; 0 when none.
+    public var pastGenerations = 0
 
     public static let fileName = "manifest.json"
     /// `check` of a snapshot taken without `quick_check`.
@@ -38,15 +41,16 @@ public struct SnapshotManifest: Codable, Sendable, Equatable {
 
     public init(name: String, source: String, storeFile: String, storeUUID: String, time: String,
                 modelVersionHashes: [String: String], entityCounts: [String: Int], check: String, journalMode: String,
-                externalDataFiles: Int, cloudKitAssetFolders: [String]) {
+                externalDataFiles: Int, cloudKitAssetFolders: [String], pastGenerations: Int = 0) {
         (self.name, self.source, self.storeFile, self.storeUUID, self.time) = (name, source, storeFile, storeUUID, time)
         (self.modelVersionHashes, self.entityCounts, self.check, self.journalMode) = (modelVersionHashes, entityCounts, check, journalMode)
         (self.externalDataFiles, self.cloudKitAssetFolders) = (externalDataFiles, cloudKitAssetFolders)
+        self.pastGenerations = pastGenerations
     }
 
     private enum CodingKeys: String, CodingKey {
         case format, name, source, storeFile, storeUUID, time, modelVersionHashes, entityCounts, check, journalMode
-        case externalDataFiles, cloudKitAssetFolders
+        case externalDataFiles, cloudKitAssetFolders, pastGenerations
         case integrityCheck  // format 1
     }
 
@@ -64,6 +68,7 @@ public struct SnapshotManifest: Codable, Sendable, Equatable {
         journalMode = try c.decode(String.self, forKey: .journalMode)
         externalDataFiles = try c.decode(Int.self, forKey: .externalDataFiles)
         cloudKitAssetFolders = try c.decode([String].self, forKey: .cloudKitAssetFolders)
+        pastGenerations = try c.decodeIfPresent(Int.self, forKey: .pastGenerations) ?? 0
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -80,6 +85,7 @@ public struct SnapshotManifest: Codable, Sendable, Equatable {
         try c.encode(journalMode, forKey: .journalMode)
         try c.encode(externalDataFiles, forKey: .externalDataFiles)
         try c.encode(cloudKitAssetFolders, forKey: .cloudKitAssetFolders)
+        if pastGenerations > 0 { try c.encode(pastGenerations, forKey: .pastGenerations) }
     }
 
     public func encoded() throws -> Data {

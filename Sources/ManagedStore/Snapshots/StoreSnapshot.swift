@@ -81,7 +81,8 @@ public struct StoreSnapshot: Sendable {
         do {
             let storeFile = URL(fileURLWithPath: store.path).lastPathComponent
             let copy = partial.appendingPathComponent(storeFile).path
-            let counts = try copyRows(of: store, to: copy)
+            var past = 0
+            let counts = try copyRows(of: store, to: copy) { past = try PastFiles.keep(store, in: partial, disk: disk) }
             try disk.sync(copy)
             let found = check ? try quickCheck(copy) : SnapshotManifest.notChecked
             let companions = StoreCompanions(storePath: store.path)
@@ -99,7 +100,7 @@ public struct StoreSnapshot: Sendable {
                 modelVersionHashes: (store.metadata?.versionHashes ?? [:]).mapValues { Data($0).base64EncodedString() },
                 entityCounts: counts, check: found, journalMode: store.file.journalMode.rawValue,
                 externalDataFiles: copied.contains(companions.externalDataName) ? companions.externalDataFiles.count : 0,
-                cloudKitAssetFolders: copied.filter { $0 != companions.externalDataName })
+                cloudKitAssetFolders: copied.filter { $0 != companions.externalDataName }, pastGenerations: past)
             // The manifest last: a folder without one is no snapshot.
             let manifestPath = partial.appendingPathComponent(SnapshotManifest.fileName).path
             try disk.create(manifestPath + ".partial", bytes: Array(try manifest.encoded()))
@@ -120,7 +121,8 @@ public struct StoreSnapshot: Sendable {
     /// Copies the store's pages into a new file at `path`, and counts its objects, in one
     /// read transaction: the copy and the counts are of the same moment. The copy is made one
     /// self-contained file (rollback journal mode, so no `-wal` goes with it).
-    private static func copyRows(of store: PersistentStore, to path: String) throws -> [String: Int] {
+    /// `alongside` runs in the same read transaction, after the copy (`PastFiles`).
+    private static func copyRows(of store: PersistentStore, to path: String, alongside: () throws -> Void = {}) throws -> [String: Int] {
         let destination = try DatabaseQueue(path: path, configuration: SQLiteDurability.configuration())
         defer { try? destination.close() }
         do {
@@ -129,6 +131,7 @@ public struct StoreSnapshot: Sendable {
                 try destination.writeWithoutTransaction { copy in
                     try db.backup(to: copy, pagesPerStep: 4096) { _ in try Cancellation.check() }
                 }
+                try alongside()
                 return counts
             }
             try destination.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }

@@ -121,7 +121,9 @@ public final class PersistentStore {
            index.lastFrame > index.backfilledFrames {
             warnings.append(.missingWAL(path: file.path, frames: index.lastFrame))
         }
-        if let hidden = PersistentStore.hiddenWALChanges(file) { warnings.append(.hiddenWALChanges(path: file.path, detail: hidden)) }
+        // Read in place, the format reader has read the whole -wal already; otherwise a
+        // cheaper look past the WAL index's last frame.
+        if let hidden = file.image.map({ $0.walDamage }) ?? PersistentStore.hiddenWALChanges(file) { warnings.append(.hiddenWALChanges(path: file.path, detail: hidden)) }
     }
 
     /// Core Data's own query when the table has its columns (the SQL debug log shows it),

@@ -16,6 +16,9 @@ public struct SnapshotCommand: SessionCommand {
             or with --check what SQLite's quick_check found in the copy). The copy is as sound as the store it was \
             taken from, since the backup API copies its pages in one read transaction; 'restore' checks a snapshot \
             before it puts it back. The copy is a plain store, one file in rollback mode, that every command opens. \
+            When the store's -wal holds saves, its main file and -wal are also copied as they are into past/ in \
+            the same read transaction, so that 'generations' and --generation read those saves there after a \
+            write has folded them away (the manifest's pastGenerations says how many). \
             Without --to it is kept under $XDG_DATA_HOME/cdinspect/snapshots/STORE-UUID/NAME \
             (~/.local/share/… without XDG_DATA_HOME), where 'snapshots' lists it and 'restore' and 'diff' \
             find it by name. NAME defaults to the time (2026-11-27T20-31-05Z).

@@ -184,18 +184,27 @@ public final class Disk: @unchecked Sendable {
         let source = open(from, O_RDONLY | O_CLOEXEC)
         guard source >= 0 else { throw Self.failure(from) }
         defer { close(source) }
+        try copy(reading: source, from: from, to: to)
+    }
+
+    /// `copy(_:to:)` from a descriptor the caller keeps open, read with pread(2) from its
+    /// start: a store's main file, whose descriptors this process must never close while
+    /// SQLite holds locks on it (`HeldDescriptors`).
+    public func copy(reading source: Int32, from: String, to: String) throws {
         record(.created(to))
         let target = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard target >= 0 else { throw Self.failure(to) }
         defer { close(target) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
+        var offset: off_t = 0
         while true {
-            let count = read(source, buffer.baseAddress, buffer.count)
+            let count = pread(source, buffer.baseAddress, buffer.count, offset)
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else { throw Self.failure(from) }
             if count == 0 { break }
             try Self.writeAll(target, UnsafeRawBufferPointer(rebasing: buffer[0..<count]), path: to)
+            offset += off_t(count)
         }
         record(.synced(to))
         guard Self.fullSync(target) else { throw Self.failure(to) }
