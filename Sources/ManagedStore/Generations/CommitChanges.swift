@@ -31,57 +31,55 @@ public struct CommitChanges: Sendable {
 public enum CommitChangeReader {
     public static func read(_ store: PersistentStore, timeline: StoreTimeline,
                             _ body: (StoreTimeline.Entry, CommitChanges?) throws -> Void) throws {
-        guard let log = timeline.log, let walHeader = log.header else {
+        let wal = open(timeline.mainPath + "-wal", O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        defer { if wal >= 0 { close(wal) } }
+        guard let log = timeline.log, log.header != nil, wal >= 0, let main = HeldDescriptors.kept(timeline.mainPath) else {
             for entry in timeline.entries { try body(entry, nil) }
             return
         }
         let usable = timeline.header.usableSize
         let entitiesByID = Dictionary(store.mapping.entities.compactMap { e in e.entityID.map { ($0, e) } }, uniquingKeysWith: { a, _ in a })
-        let history = try? PersistentHistory(store: store)
-        let wal = open(timeline.mainPath + "-wal", O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        defer { if wal >= 0 { close(wal) } }
-        guard wal >= 0, let main = HeldDescriptors.kept(timeline.mainPath) else {
-            for entry in timeline.entries { try body(entry, nil) }
-            return
+        let roots = try store.read { db in
+            Dictionary(try Row.fetchAll(db, sql: "SELECT name, rootpage FROM sqlite_master WHERE type = 'table'").compactMap { row -> (String, UInt32)? in
+                guard let name: String = row.lenient("name"), let root: Int64 = row.lenient("rootpage"), root > 0, root <= Int64(UInt32.max) else { return nil }
+                return (name.uppercased(), UInt32(root))
+            }, uniquingKeysWith: { a, _ in a })
         }
-        var newest: [UInt32: Int] = [:]   // page → newest frame so far
-        var previous = try Side(timeline, ordinal: 0, store: store)
-        var before = [UInt8](repeating: 0, count: walHeader.pageSize)
-        var after = [UInt8](repeating: 0, count: walHeader.pageSize)
+        let history = try? PersistentHistory(store: store)
+        var cache = PageCache()
+        var previous = Side(timeline.image(ordinal: 0), main: main, wal: wal)
         for entry in timeline.entries {
-            guard entry.kind == .commit, let frames = entry.frames else { try body(entry, nil); continue }
+            guard entry.kind == .commit, let frames = entry.frames, let ordinal = Int(entry.token.dropFirst()) else { try body(entry, nil); continue }
             try Cancellation.check()
+            let current = Side(timeline.image(ordinal: ordinal), main: main, wal: wal)
+            defer { previous = current }
             // A commit a checkpoint has copied into the main file: the main file no longer
             // holds the pages as they were before it, so what it changed cannot be told (nil).
-            // Its frames are still remembered, for the commits after it.
             if frames.lowerBound <= timeline.backfilledFrames {
-                for number in frames { newest[log.frames[number - 1].page] = number }
-                previous = try Side(timeline, ordinal: Int(entry.token.dropFirst()) ?? 0, store: store)
                 try body(entry, nil)
                 continue
             }
-            // The newest frame of each page within the commit, and the one before it.
-            var written: [UInt32: Int] = [:]
-            for number in frames { written[log.frames[number - 1].page] = number }
+            // The pages the commit wrote, each before and after it.
+            var written = Set<UInt32>()
+            for number in frames { written.insert(log.frames[number - 1].page) }
             var oldRows: [RowKey: RowVersion] = [:], newRows: [RowKey: RowVersion] = [:]
-            var candidates: [Candidate] = []
-            for (page, frame) in written {
-                let hadBefore = newest[page].map { readFrame(wal, log, $0, into: &before) } ?? readMain(main, page, timeline, into: &before)
-                guard readFrame(wal, log, frame, into: &after) else { continue }
-                if hadBefore { rows(before, page: page, usable: usable, entities: entitiesByID) { oldRows[$0.id] = $0 } }
-                rows(after, page: page, usable: usable, entities: entitiesByID) { newRows[$0.id] = $0 }
+            for page in written {
+                if let before = cache.page(page, previous) { rows(before, page: page, usable: usable, entities: entitiesByID) { oldRows[$0.id] = $0 } }
+                if let after = cache.page(page, current) { rows(after, page: page, usable: usable, entities: entitiesByID) { newRows[$0.id] = $0 } }
             }
+            var candidates: [Candidate] = []
             for (key, row) in newRows {
                 let old = oldRows[key]
                 if old == nil || old?.version != row.version || old?.record != row.record { candidates.append(Candidate(after: row, before: old)) }
             }
             for (key, row) in oldRows where newRows[key] == nil { candidates.append(Candidate(after: nil, before: row)) }
-            for (page, frame) in written { newest[page] = frame }
-            let current = try Side(timeline, ordinal: Int(entry.token.dropFirst()) ?? 0, store: store)
             var changes = CommitChanges()
             for candidate in candidates {
-                guard let probe = candidate.after ?? candidate.before, let entity = entitiesByID[Int(probe.entity)] else { continue }
-                let was = try previous.lookup(entity, probe.key), now = try current.lookup(entity, probe.key)
+                guard let probe = candidate.after ?? candidate.before, let entity = entitiesByID[Int(probe.entity)],
+                      let root = roots[entity.table.uppercased()] else { continue }
+                // The row as each generation's own b-tree holds it: pages alone can mislead.
+                let was = previous.lookup(probe.key, root: root, usable: usable, cache: &cache)
+                let now = current.lookup(probe.key, root: root, usable: usable, cache: &cache)
                 let kind: WritableKeyPath<CommitChanges.Counts, Int>
                 switch (was, now) {
                 case (nil, _?): kind = \.inserted
@@ -98,15 +96,36 @@ public enum CommitChangeReader {
                 changes.entities[own.name, default: .init()][keyPath: kind] += 1
             }
             if let history {
-                var query = HistoryQuery()
-                // The transactions after the newest one the generation before holds.
-                query.after = try previous.queue.read { db in try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM ATRANSACTION") }
-                try current.queue.read { db in
-                    try history.transactions(query, db) { changes.transactions.append($0) }
-                }
+                changes.transactions = try transactions(history, store: store, timeline: timeline, ordinal: ordinal)
             }
             try body(entry, changes)
-            previous = current
+        }
+    }
+
+    /// The history transactions commit `ordinal` wrote: those after the newest the generation
+    /// before it holds, read by SQLite at the commit's generation.
+    private static func transactions(_ history: PersistentHistory, store: PersistentStore, timeline: StoreTimeline,
+                                     ordinal: Int) throws -> [HistoryTransaction] {
+        let last = try connection(timeline, ordinal: ordinal - 1, store: store) { db in
+            try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM ATRANSACTION")
+        }
+        var query = HistoryQuery()
+        query.after = last
+        return try connection(timeline, ordinal: ordinal, store: store) { db in
+            var found: [HistoryTransaction] = []
+            try history.transactions(query, db) { found.append($0) }
+            return found
+        }
+    }
+
+    private static func connection<T>(_ timeline: StoreTimeline, ordinal: Int, store: PersistentStore, _ body: (Database) throws -> T) throws -> T {
+        let file = try store.file.reading(generation: "w\(ordinal)", in: timeline)
+        let queue = try StoreConnection.open(file, readonly: true)
+        defer { try? StoreConnection.close(queue) }
+        do {
+            return try queue.read(body)
+        } catch {
+            throw StoreConnection.translate(error, file: file)
         }
     }
 
@@ -145,39 +164,40 @@ public enum CommitChangeReader {
         }
     }
 
-    private static func readFrame(_ wal: Int32, _ log: WALLog, _ number: Int, into page: inout [UInt8]) -> Bool {
-        let size = page.count
-        return page.withUnsafeMutableBytes { pread(wal, $0.baseAddress, size, off_t(log.frameOffset(number) + Int64(WALFrameHeader.size))) } == size
-    }
+    /// One generation's pages, read beside SQLite through its image.
+    struct Side {
+        let image: GenerationImage
+        let main: Int32
+        let wal: Int32
 
-    private static func readMain(_ main: Int32, _ page: UInt32, _ timeline: StoreTimeline, into bytes: inout [UInt8]) -> Bool {
-        let size = bytes.count
-        guard Int(page) <= (timeline.entries.first?.databasePages ?? 0) else { return false }
-        return bytes.withUnsafeMutableBytes { pread(main, $0.baseAddress, size, off_t(Int64(page - 1) * Int64(size))) } == size
-    }
-
-    /// One generation opened for looking rows up by key; its connection closes with it.
-    final class Side {
-        let queue: DatabaseQueue
-        let file: StoreFile
-
-        init(_ timeline: StoreTimeline, ordinal: Int, store: PersistentStore) throws {
-            file = try store.file.reading(generation: "w\(ordinal)", in: timeline)
-            queue = try StoreConnection.open(file, readonly: true)
+        init(_ image: GenerationImage, main: Int32, wal: Int32) {
+            (self.image, self.main, self.wal) = (image, main, wal)
         }
 
-        deinit { try? StoreConnection.close(queue) }
-
-        func lookup(_ entity: EntityMapping, _ key: Int64) throws -> (entity: Int64, version: Int64)? {
-            let sql = "SELECT \(entity.entityColumn.map(SQL.identifier) ?? "0"), \(entity.versionColumn.map(SQL.identifier) ?? "0") FROM "
-                + "\(SQL.identifier(entity.table)) WHERE \(SQL.identifier(entity.primaryKeyColumn)) = ?"
-            do {
-                return try queue.read { db in
-                    try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [key]).map { ($0[0] ?? 0, $0[1] ?? 0) }
-                }
-            } catch {
-                throw StoreConnection.translate(error, file: file)
+        /// `Z_ENT` and `Z_OPT` of row `key` in the table rooted at `root`, or nil.
+        func lookup(_ key: Int64, root: UInt32, usable: Int, cache: inout PageCache) -> (entity: Int64, version: Int64)? {
+            guard let (page, record) = TableBTree.find(key, root: root, usableSize: usable, read: { cache.page($0, self) }) else { return nil }
+            return page.withUnsafeBytes { bytes in
+                RecordFormat.integer(bytes, record: record, column: 1).map { ($0, RecordFormat.integer(bytes, record: record, column: 2) ?? 0) }
             }
+        }
+    }
+
+    /// Pages read, by page and the frame they came from (0: the main file): interior pages
+    /// change rarely, so one copy serves every generation that reads it. Bounded: cleared
+    /// when full.
+    struct PageCache {
+        static let capacity = 4096
+        private var pages: [Int64: [UInt8]] = [:]
+
+        mutating func page(_ number: UInt32, _ side: Side) -> [UInt8]? {
+            let frame = side.image.frames?.frame(holding: number, upTo: side.image.lastFrame) ?? 0
+            let key = Int64(number) << 32 | Int64(frame)
+            if let found = pages[key] { return found }
+            guard let bytes = side.image.page(number, main: side.main, wal: side.wal) else { return nil }
+            if pages.count >= Self.capacity { pages.removeAll(keepingCapacity: true) }
+            pages[key] = bytes
+            return bytes
         }
     }
 }

@@ -21,18 +21,14 @@ public final class GenerationImage: @unchecked Sendable {
     public let pageCount: Int
     /// The token the generation is listed under (`w3`).
     public let token: String
-    /// Page number → where its newest frame up to the commit starts in the `-wal`.
-    let framePages: [UInt32: Int64]
-    /// Page number → the first frame after the commit that writes it: the main file's copy of
-    /// such a page changes if a checkpoint reaches that frame.
-    let laterFrames: [UInt32: Int]
+    /// The `-wal`'s frames by page (nil without a `-wal`), and the last frame of the commit:
+    /// a page is read from its newest frame up to it.
+    let frames: WALPageIndex?
+    let lastFrame: Int
     /// The WAL header's salts the frames must carry.
     let salts: [UInt8]
     /// `nBackfill` when the image was made (0 when there is no `-shm`).
     let backfilledFrames: Int
-    /// Pages read from the main file that a checkpoint had already overwritten with a later
-    /// frame's copy when the image was made: the generation is not exact there.
-    public let stalePages: Int
     /// Why committed transactions in the `-wal` cannot be read (the format reader's verdict,
     /// `WALLog.damage`), or nil.
     public let walDamage: String?
@@ -40,19 +36,55 @@ public final class GenerationImage: @unchecked Sendable {
     private let lock = NSLock()
     private var problemText: String?
 
-    init(mainPath: String, walPath: String, pageSize: Int, pageCount: Int, token: String, framePages: [UInt32: Int64],
-         laterFrames: [UInt32: Int], salts: [UInt8], backfilledFrames: Int, walDamage: String? = nil) {
+    init(mainPath: String, walPath: String, pageSize: Int, pageCount: Int, token: String, frames: WALPageIndex?, lastFrame: Int,
+         salts: [UInt8], backfilledFrames: Int, walDamage: String? = nil) {
         self.walDamage = walDamage
         self.mainPath = mainPath
         self.walPath = walPath
         self.pageSize = pageSize
         self.pageCount = pageCount
         self.token = token
-        self.framePages = framePages
-        self.laterFrames = laterFrames
+        self.frames = frames
+        self.lastFrame = lastFrame
         self.salts = salts
         self.backfilledFrames = backfilledFrames
-        stalePages = backfilledFrames == 0 ? 0 : laterFrames.filter { $0.value <= backfilledFrames && framePages[$0.key] == nil }.count
+    }
+
+    /// Where the frame holding `page` at this generation starts in the `-wal`, or nil when the
+    /// page is read from the main file.
+    func frameStart(_ page: UInt32) -> Int64? {
+        frames?.frame(holding: page, upTo: lastFrame).map { frames!.offset($0) }
+    }
+
+    /// The first frame after the commit that writes `page`: the main file's copy of such a
+    /// page changes if a checkpoint reaches that frame.
+    func laterFrame(_ page: UInt32) -> Int? {
+        frames?.frame(holding: page, after: lastFrame)
+    }
+
+    /// Whether any page is read from the `-wal`.
+    var readsFrames: Bool { frames != nil && lastFrame > 0 }
+
+    /// Pages read from the main file that a checkpoint had already overwritten with a later
+    /// frame's copy when the image was made: the generation is not exact there.
+    public var stalePages: Int { frames?.stalePages(upTo: lastFrame, backfilled: backfilledFrames) ?? 0 }
+
+    /// The page's bytes at this generation, read beside SQLite (`CommitChangeReader`); nil
+    /// when it cannot be read or a frame no longer carries the salts.
+    func page(_ number: UInt32, main: Int32, wal: Int32) -> [UInt8]? {
+        guard number > 0, Int(number) <= pageCount else { return nil }
+        var bytes = [UInt8](repeating: 0, count: pageSize)
+        if let start = frameStart(number) {
+            var frame = [UInt8](repeating: 0, count: pageSize + WALFrameHeader.size)
+            let size = frame.count
+            guard frame.withUnsafeMutableBytes({ pread(wal, $0.baseAddress, size, off_t(start)) }) == size,
+                  let header = frame.withUnsafeBytes({ WALFrameHeader($0) }), header.carries(salts) else { return nil }
+            bytes = Array(frame[WALFrameHeader.size...])
+        } else {
+            let size = pageSize
+            guard bytes.withUnsafeMutableBytes({ pread(main, $0.baseAddress, size, off_t(Int64(number - 1) * Int64(size))) }) == size else { return nil }
+        }
+        return bytes
     }
 
     /// Why the generation can no longer be read from the files, once a read found out.

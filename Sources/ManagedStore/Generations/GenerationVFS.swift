@@ -144,8 +144,8 @@ final class OpenGeneration {
         guard let main = HeldDescriptors.kept(image.mainPath) else { return nil }
         self.image = image
         self.main = main
-        wal = image.framePages.isEmpty ? -1 : Foundation.open(image.walPath, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        if !image.framePages.isEmpty && wal < 0 { return nil }
+        wal = image.readsFrames ? Foundation.open(image.walPath, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1
+        if image.readsFrames && wal < 0 { return nil }
         frame = [UInt8](repeating: 0, count: image.pageSize + WALFrameHeader.size)
         backfilledNow = image.backfilledFrames
     }
@@ -170,11 +170,11 @@ final class OpenGeneration {
                 memset(target, 0, amount - done)
                 return cdi_ioerr_short_read
             }
-            if let frameStart = image.framePages[page] {
+            if let frameStart = image.frameStart(page) {
                 guard readFrame(at: frameStart) else { return cdi_ioerr_read }
                 _ = frame.withUnsafeBytes { memcpy(target, $0.baseAddress! + WALFrameHeader.size + within, count) }
             } else {
-                if let later = image.laterFrames[page], later > image.backfilledFrames, backfilledNow >= later {
+                if backfilledNow > image.backfilledFrames, let later = image.laterFrame(page), later > image.backfilledFrames, backfilledNow >= later {
                     image.fail("a checkpoint has since copied later saves into the main file")
                     return cdi_ioerr_read
                 }
@@ -205,7 +205,7 @@ final class OpenGeneration {
     /// Why the files no longer hold the generation, from the `-shm`: frames were
     /// backfilled past what the image allowed for, or the WAL was restarted.
     private func checkpointProblem() -> String? {
-        guard !image.framePages.isEmpty || !image.laterFrames.isEmpty,
+        guard image.frames != nil,
               let now = WALIndex.read(sharedMemoryPath: image.mainPath + "-shm", fallbackPageSize: image.pageSize) else { return nil }
         if now.header.count >= 40, Array(now.header[32..<40]) != image.salts {
             return "the -wal was restarted and its frames overwritten since"

@@ -44,6 +44,8 @@ public struct StoreTimeline: Sendable {
     /// The `-shm` header, when there is one for this WAL.
     public let index: WALIndex?
     public let entries: [Entry]
+    /// The `-wal`'s frames by page, shared by every image of this timeline.
+    let pageIndex: WALPageIndex?
 
     /// Frames a checkpoint has copied into the main file (0 without a `-shm`).
     public var backfilledFrames: Int { index?.backfilledFrames ?? 0 }
@@ -63,7 +65,8 @@ public struct StoreTimeline: Sendable {
         }
         let mainPages = header.statedPageCount ?? Int((StoreFile.status(path)?.st_size ?? 0)) / header.pageSize
         return StoreTimeline(mainPath: path, header: header, log: log, index: index,
-                             entries: entries(log: log, mainPages: mainPages, backfilled: index?.backfilledFrames ?? 0))
+                             entries: entries(log: log, mainPages: mainPages, backfilled: index?.backfilledFrames ?? 0),
+                             pageIndex: log.map(WALPageIndex.init))
     }
 
     private static func entries(log: WALLog?, mainPages: Int, backfilled: Int) -> [Entry] {
@@ -168,20 +171,10 @@ public struct StoreTimeline: Sendable {
 
     /// The image of commit `ordinal` (0: the main file alone).
     func image(ordinal: Int) -> GenerationImage {
-        let pageSize = header.pageSize
-        var framePages: [UInt32: Int64] = [:]
-        var laterFrames: [UInt32: Int] = [:]
-        var pageCount = entries[0].databasePages ?? 0
-        if let log, ordinal > 0 {
-            let commit = log.commits[ordinal - 1]
-            pageCount = commit.databasePages
-            for number in 1...commit.lastFrame { framePages[log.frames[number - 1].page] = log.frameOffset(number) }
-            for number in stride(from: log.frames.count, to: commit.lastFrame, by: -1) { laterFrames[log.frames[number - 1].page] = number }
-        } else if let log {
-            for number in stride(from: log.frames.count, through: 1, by: -1) { laterFrames[log.frames[number - 1].page] = number }
-        }
-        return GenerationImage(mainPath: mainPath, walPath: mainPath + "-wal", pageSize: pageSize, pageCount: pageCount,
-                               token: ordinal == 0 ? "w0" : "w\(ordinal)", framePages: framePages, laterFrames: laterFrames,
+        let commit = ordinal > 0 ? log?.commits[ordinal - 1] : nil
+        return GenerationImage(mainPath: mainPath, walPath: mainPath + "-wal", pageSize: header.pageSize,
+                               pageCount: commit?.databasePages ?? entries[0].databasePages ?? 0, token: "w\(ordinal)",
+                               frames: pageIndex, lastFrame: commit?.lastFrame ?? 0,
                                salts: log?.header?.salts ?? [], backfilledFrames: backfilledFrames, walDamage: walDamage)
     }
 }
