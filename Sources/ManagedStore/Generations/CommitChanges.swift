@@ -38,12 +38,16 @@ public enum CommitChangeReader {
             return
         }
         let usable = timeline.header.usableSize
-        let entitiesByID = Dictionary(store.mapping.entities.compactMap { e in e.entityID.map { ($0, e) } }, uniquingKeysWith: { a, _ in a })
         let roots = try store.read { db in
             Dictionary(try Row.fetchAll(db, sql: "SELECT name, rootpage FROM sqlite_master WHERE type = 'table'").compactMap { row -> (String, UInt32)? in
                 guard let name: String = row.lenient("name"), let root: Int64 = row.lenient("rootpage"), root > 0, root <= Int64(UInt32.max) else { return nil }
                 return (name.uppercased(), UInt32(root))
             }, uniquingKeysWith: { a, _ in a })
+        }
+        // Per Z_ENT: the entity and its table's root page.
+        var tables: [Int: (entity: EntityMapping, root: UInt32)] = [:]
+        for entity in store.mapping.entities {
+            if let id = entity.entityID, let root = roots[entity.table.uppercased()], tables[id] == nil { tables[id] = (entity, root) }
         }
         let history = try? PersistentHistory(store: store)
         var cache = PageCache()
@@ -59,40 +63,38 @@ public enum CommitChangeReader {
                 try body(entry, nil)
                 continue
             }
-            // The pages the commit wrote, each before and after it.
+            // The pages the commit wrote, each before and after it: the rows that differ.
             var written = Set<UInt32>()
             for number in frames { written.insert(log.frames[number - 1].page) }
-            var oldRows: [RowKey: RowVersion] = [:], newRows: [RowKey: RowVersion] = [:]
+            var candidates: [RowKey: Candidate] = [:]
             for page in written {
-                if let before = cache.page(page, previous) { rows(before, page: page, usable: usable, entities: entitiesByID) { oldRows[$0.id] = $0 } }
-                if let after = cache.page(page, current) { rows(after, page: page, usable: usable, entities: entitiesByID) { newRows[$0.id] = $0 } }
+                let before = cache.page(page, previous), after = cache.page(page, current)
+                LeafDiff.rows(before, after, page: page, usable: usable, known: { tables[Int($0)] != nil }) { row in
+                    guard let root = tables[Int(row.entity)]?.root else { return }
+                    let key = RowKey(root: root, key: row.rowid)
+                    // A row that moved between pages is seen on both: once is enough.
+                    candidates[key] = Candidate(entity: row.entity, bytesChanged: row.bytesChanged || candidates[key]?.bytesChanged == true,
+                                                before: row.before ?? candidates[key]?.before, after: row.after ?? candidates[key]?.after)
+                }
             }
-            var candidates: [Candidate] = []
-            for (key, row) in newRows {
-                let old = oldRows[key]
-                if old == nil || old?.version != row.version || old?.record != row.record { candidates.append(Candidate(after: row, before: old)) }
-            }
-            for (key, row) in oldRows where newRows[key] == nil { candidates.append(Candidate(after: nil, before: row)) }
             var changes = CommitChanges()
-            for candidate in candidates {
-                guard let probe = candidate.after ?? candidate.before, let entity = entitiesByID[Int(probe.entity)],
-                      let root = roots[entity.table.uppercased()] else { continue }
+            for (key, candidate) in candidates {
+                guard let table = tables[Int(candidate.entity)] else { continue }
                 // The row as each generation's own b-tree holds it: pages alone can mislead.
-                let was = previous.lookup(probe.key, root: root, usable: usable, cache: &cache)
-                let now = current.lookup(probe.key, root: root, usable: usable, cache: &cache)
+                let was = previous.lookup(key.key, root: key.root, usable: usable, cache: &cache)
+                let now = current.lookup(key.key, root: key.root, usable: usable, cache: &cache)
                 let kind: WritableKeyPath<CommitChanges.Counts, Int>
                 switch (was, now) {
                 case (nil, _?): kind = \.inserted
                 case (_?, nil): kind = \.deleted
                 case (let w?, let n?) where w.version != n.version: kind = \.updated
                 case (let w?, let n?):
-                    // Same Z_OPT: an update only where both leaf copies are this row's and differ.
-                    guard let before = candidate.before, let after = candidate.after, before.version == w.version,
-                          after.version == n.version, before.record != after.record else { continue }
+                    // Same Z_OPT: an update only where one leaf held both copies of this row, and they differ.
+                    guard candidate.bytesChanged, candidate.before == w.version, candidate.after == n.version else { continue }
                     kind = \.updated
                 default: continue
                 }
-                let own = (now ?? was).flatMap { entitiesByID[Int($0.entity)] } ?? entity
+                let own = (now ?? was).flatMap { tables[Int($0.entity)]?.entity } ?? table.entity
                 changes.entities[own.name, default: .init()][keyPath: kind] += 1
             }
             if let history {
@@ -129,39 +131,19 @@ public enum CommitChangeReader {
         }
     }
 
-    /// A row's identity: keys are unique within a table, not across tables.
+    /// A row's identity: keys are unique within a table (its b-tree's root), not across tables.
     struct RowKey: Hashable {
-        let table: String
+        let root: UInt32
         let key: Int64
     }
 
-    /// One row as a leaf holds it: enough to tell an insert, update or delete.
-    struct RowVersion {
-        let id: RowKey
-        let entity: Int64
-        let version: Int64
-        /// The record's bytes on the leaf (an update that leaves `Z_OPT` alone still changes them).
-        let record: [UInt8]
-        var key: Int64 { id.key }
-    }
-
+    /// A row a commit's pages show changed: its `Z_OPT` before and after where a page held it,
+    /// and whether one page held both copies with other bytes.
     struct Candidate {
-        let after: RowVersion?
-        let before: RowVersion?
-    }
-
-    /// Rows of a Core Data entity table on a leaf: a NULL first column (`Z_PK`, the rowid),
-    /// then an integer `Z_ENT` the model knows and an integer `Z_OPT`.
-    static func rows(_ page: [UInt8], page number: UInt32, usable: Int, entities: [Int: EntityMapping], _ body: (RowVersion) -> Void) {
-        page.withUnsafeBytes { bytes in
-            guard let leaf = BTreePage(bytes, pageNumber: number, usableSize: usable), leaf.kind == .tableLeaf else { return }
-            for cell in leaf.tableCells {
-                guard RecordFormat.isNull(bytes, record: cell.local, column: 0),
-                      let entity = RecordFormat.integer(bytes, record: cell.local, column: 1), let mapping = entities[Int(entity)],
-                      let version = RecordFormat.integer(bytes, record: cell.local, column: 2) else { continue }
-                body(RowVersion(id: RowKey(table: mapping.table, key: cell.rowid), entity: entity, version: version, record: Array(bytes[cell.local])))
-            }
-        }
+        let entity: Int64
+        let bytesChanged: Bool
+        let before: Int64?
+        let after: Int64?
     }
 
     /// One generation's pages, read beside SQLite through its image.
@@ -187,16 +169,22 @@ public enum CommitChangeReader {
     /// change rarely, so one copy serves every generation that reads it. Bounded: cleared
     /// when full.
     struct PageCache {
-        static let capacity = 4096
+        /// Bytes of pages kept, whatever the page size.
+        static let capacity = 8 << 20
         private var pages: [Int64: [UInt8]] = [:]
+        private var bytes = 0
 
         mutating func page(_ number: UInt32, _ side: Side) -> [UInt8]? {
             let frame = side.image.frames?.frame(holding: number, upTo: side.image.lastFrame) ?? 0
             let key = Int64(number) << 32 | Int64(frame)
             if let found = pages[key] { return found }
             guard let bytes = side.image.page(number, main: side.main, wal: side.wal) else { return nil }
-            if pages.count >= Self.capacity { pages.removeAll(keepingCapacity: true) }
+            if self.bytes + bytes.count > Self.capacity {
+                pages.removeAll(keepingCapacity: true)
+                self.bytes = 0
+            }
             pages[key] = bytes
+            self.bytes += bytes.count
             return bytes
         }
     }

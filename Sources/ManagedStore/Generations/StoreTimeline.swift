@@ -53,8 +53,18 @@ public struct StoreTimeline: Sendable {
     public var newestToken: String { "w\(log?.commits.count ?? 0)" }
     public var commits: [WALLog.Commit] { log?.commits ?? [] }
 
-    /// Reads the timeline of the store at `path` from its main file, `-wal` and `-shm`.
+    /// Reads the timeline of the store at `path` from its main file, `-wal` and `-shm`; the
+    /// same files read twice in one process (a store opened in place, then listed) are read
+    /// once: `TimelineCache` keys a timeline by what the three files are now.
     public static func read(path: String) throws -> StoreTimeline {
+        let state = TimelineCache.State(path: path)
+        if let state, let cached = TimelineCache.shared.timeline(for: state) { return cached }
+        let timeline = try readFiles(path: path)
+        if let state { TimelineCache.shared.keep(timeline, for: state) }
+        return timeline
+    }
+
+    private static func readFiles(path: String) throws -> StoreTimeline {
         guard let bytes = StoreFile.leadingBytes(of: path, count: DatabaseHeader.size),
               let header = bytes.withUnsafeBytes({ DatabaseHeader($0) }) else { throw StoreError.notSQLite(path: path) }
         let log = header.isWAL || StoreFile.status(path + "-wal") != nil ? WALLog.read(path: path + "-wal") : nil
@@ -176,5 +186,46 @@ public struct StoreTimeline: Sendable {
                                pageCount: commit?.databasePages ?? entries[0].databasePages ?? 0, token: "w\(ordinal)",
                                frames: pageIndex, lastFrame: commit?.lastFrame ?? 0,
                                salts: log?.header?.salts ?? [], backfilledFrames: backfilledFrames, walDamage: walDamage)
+    }
+}
+
+/// Timelines read in this process, by the state of the files they were read from: each file's
+/// identity, size and modification time (nanoseconds), and the `-shm`'s header, which every
+/// commit and checkpoint changes. At most two are kept.
+final class TimelineCache: @unchecked Sendable {
+    static let shared = TimelineCache()
+
+    struct State: Hashable {
+        let path: String
+        let files: [Int64]
+        let index: [UInt8]
+
+        init?(path: String) {
+            var files: [Int64] = []
+            for suffix in ["", "-wal"] {
+                guard let info = StoreFile.status(path + suffix) else { files += [-1]; continue }
+                files += [Int64(info.st_dev), Int64(info.st_ino), Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec)]
+            }
+            guard files[0] != -1 else { return nil }
+            self.path = path
+            self.files = files
+            index = WALIndex.read(sharedMemoryPath: path + "-shm", fallbackPageSize: 0)
+                .map { $0.header + withUnsafeBytes(of: Int64($0.backfilledFrames)) { Array($0) } } ?? []
+        }
+    }
+
+    private let lock = NSLock()
+    private var kept: [(State, StoreTimeline)] = []
+
+    func timeline(for state: State) -> StoreTimeline? {
+        lock.withLock { kept.first { $0.0 == state }?.1 }
+    }
+
+    func keep(_ timeline: StoreTimeline, for state: State) {
+        lock.withLock {
+            kept.removeAll { $0.0 == state }
+            kept.append((state, timeline))
+            if kept.count > 2 { kept.removeFirst() }
+        }
     }
 }

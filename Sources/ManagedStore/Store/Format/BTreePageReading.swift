@@ -1,6 +1,8 @@
 /// Everything the format reader can read of one page, for the fuzz target and the fail
 /// cases that replay its finds: the header, every table cell with its record's serial types
-/// and integers, the freeblock chain and the unallocated space.
+/// and integers, the freeblock chain and the unallocated space; a row search with the page as
+/// the root of a one-page tree; and the page compared with itself cut short, as `generations`
+/// compares a leaf before and after a commit.
 public enum BTreePageReading {
     /// How many values were read (so that nothing is optimised away).
     @discardableResult
@@ -15,7 +17,18 @@ public enum BTreePageReading {
                 }
             }
             for index in 0..<parsed.cellCount where parsed.cellOffset(index) != nil { seen += 1 }
+            for rowid in [Int64(1), 2, 51, Int64.max] where TableBTree.find(rowid, root: pageNumber, usableSize: bytes.count, read: { $0 == pageNumber ? page : nil }) != nil {
+                seen += 1
+            }
             return seen
-        }
+        } + leafDiffs(page, pageNumber: pageNumber)
+    }
+
+    private static func leafDiffs(_ page: [UInt8], pageNumber: UInt32) -> Int {
+        var seen = 0
+        let cut = Array(page.prefix(page.count / 2)) + [UInt8](repeating: 0, count: page.count - page.count / 2)
+        LeafDiff.rows(page, cut, page: pageNumber, usable: page.count, known: { _ in true }) { _ in seen += 1 }
+        LeafDiff.rows(nil, page, page: pageNumber, usable: page.count, known: { $0 > 0 }) { _ in seen += 1 }
+        return seen
     }
 }
