@@ -62,3 +62,31 @@ import_inputs() {
         sqlite3 "$empty" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
     fi
 }
+
+# `saves_in_wal TARGET COMMITS`: a copy of $store at TARGET whose -wal holds COMMITS saves of
+# three people each (three leaves far apart), made by Python's sqlite3 module with the
+# connection held open while the files are copied (closing it would checkpoint). Written once.
+saves_in_wal() {
+    local target=$1 commits=$2
+    [ -f "$target-wal" ] && return 0
+    echo "== $commits saves into a copy of $store, left in its -wal" >&2
+    python3 - "$store" "$target" "$commits" <<'PY'
+import os, shutil, sqlite3, sys, tempfile
+source, target, commits = sys.argv[1], sys.argv[2], int(sys.argv[3])
+work = tempfile.mkdtemp(dir=os.path.dirname(target))
+copy = os.path.join(work, "store.sqlite")
+shutil.copy(source, copy)
+db = sqlite3.connect(copy, isolation_level=None)
+db.execute("PRAGMA wal_autocheckpoint=0")
+count = db.execute("SELECT max(Z_PK) FROM ZPERSON").fetchone()[0]
+for n in range(commits):
+    db.execute("BEGIN")
+    for k in (1 + n * 7919 % count, 1 + n * 104729 % count, 1 + n * 1299709 % count):
+        db.execute("UPDATE ZPERSON SET ZAGE = ZAGE + 1, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?", (k,))
+    db.execute("COMMIT")
+for suffix in ("", "-wal"):
+    shutil.copy(copy + suffix, target + suffix)
+db.close()
+shutil.rmtree(work)
+PY
+}

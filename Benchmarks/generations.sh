@@ -4,8 +4,8 @@
 #     against `info` on the same store (both --immutable: nothing created beside the store);
 #   - a fetch at a past generation against the same fetch at the newest;
 #   - peak memory (max RSS) of `generations` and of a past-generation count.
-# The saves are made by Python's sqlite3 module on a copy of the generator's store, with the
-# connection held open while the files are copied (closing it would checkpoint).
+# The saves are made by Python's sqlite3 module on a copy of the generator's store
+# (`saves_in_wal`, common.sh).
 #
 #   Benchmarks/generations.sh [PEOPLE] [COMMITS]     (default 100000 people, 300 commits)
 #
@@ -16,29 +16,7 @@ people=${1:-100000}
 commits=${2:-300}
 source Benchmarks/common.sh
 walstore="$out/generations-$people-$commits.sqlite"
-if [ ! -f "$walstore-wal" ]; then
-    echo "== $commits saves into a copy of $store, left in its -wal" >&2
-    python3 - "$store" "$walstore" "$commits" <<'PY'
-import os, shutil, sqlite3, sys, tempfile
-source, target, commits = sys.argv[1], sys.argv[2], int(sys.argv[3])
-work = tempfile.mkdtemp(dir=os.path.dirname(target))
-copy = os.path.join(work, "store.sqlite")
-shutil.copy(source, copy)
-db = sqlite3.connect(copy, isolation_level=None)
-db.execute("PRAGMA wal_autocheckpoint=0")
-count = db.execute("SELECT max(Z_PK) FROM ZPERSON").fetchone()[0]
-for n in range(commits):
-    db.execute("BEGIN")
-    # Three rows far apart: three leaves (and their interior pages) a save.
-    for k in (1 + n * 7919 % count, 1 + n * 104729 % count, 1 + n * 1299709 % count):
-        db.execute("UPDATE ZPERSON SET ZAGE = ZAGE + 1, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?", (k,))
-    db.execute("COMMIT")
-for suffix in ("", "-wal"):
-    shutil.copy(copy + suffix, target + suffix)
-db.close()
-shutil.rmtree(work)
-PY
-fi
+saves_in_wal "$walstore" "$commits"
 wal_kb=$(( $(stat -c %s "$walstore-wal") / 1024 ))
 last=$("$bin/cdinspect" generations "$walstore" --immutable --format csv | tail -1 | cut -d, -f1)
 middle="w$(( commits / 2 ))"

@@ -20,8 +20,9 @@ final class MCPHostileTests: XCTestCase {
         let folder = try Fixtures.temporaryDirectory(self)
         let store = try Fixtures.exampleStore(in: folder).path
         try Data("not a store".utf8).write(to: folder.appendingPathComponent("other.sqlite"))
-        // Any first read of a WAL store creates the empty -wal and the -shm (man cdinspect, SAFETY).
-        XCTAssertEqual(try CLI.run(["count", store, "Person"]).stdout, "50\n")
+        // The server, like a session, opens a WAL store through SQLite, which creates the empty
+        // -wal and the -shm when they are missing (man cdinspect, SAFETY): the listing starts after.
+        XCTAssertEqual(try CLI.run([store, "-c", "count Person"]).stdout, "50\n")
         let before = try SQLCommandTests.listing(folder.path)
 
         let server = try MCPPipe([store, "--timeout", SanitizedBuild.limit(1)])

@@ -160,7 +160,7 @@ public enum CommitChangeReader {
         func lookup(_ key: Int64, root: UInt32, usable: Int, cache: inout PageCache) -> (entity: Int64, version: Int64)? {
             guard let (page, record) = TableBTree.find(key, root: root, usableSize: usable, read: { cache.page($0, self) }) else { return nil }
             return page.withUnsafeBytes { bytes in
-                RecordFormat.integer(bytes, record: record, column: 1).map { ($0, RecordFormat.integer(bytes, record: record, column: 2) ?? 0) }
+                RecordFormat.entityRow(bytes, record: record)
             }
         }
     }

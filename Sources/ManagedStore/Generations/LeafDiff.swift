@@ -53,9 +53,7 @@ enum LeafDiff {
             cells.reserveCapacity(leaf.cellCount)
             for index in 0..<leaf.cellCount {
                 guard let offset = leaf.cellOffset(index), let cell = leaf.tableCell(at: offset),
-                      RecordFormat.isNull(bytes, record: cell.local, column: 0),
-                      let entity = RecordFormat.integer(bytes, record: cell.local, column: 1), known(entity),
-                      let version = RecordFormat.integer(bytes, record: cell.local, column: 2) else { continue }
+                      let (entity, version) = RecordFormat.entityRow(bytes, record: cell.local), known(entity) else { continue }
                 // A leaf's cells are in rowid order; one that is not (a hostile page) ends it.
                 if let last = cells.last, last.rowid >= cell.rowid { break }
                 cells.append(Cell(rowid: cell.rowid, entity: entity, version: version, record: cell.local))

@@ -61,6 +61,42 @@ public enum RecordFormat {
         return nil
     }
 
+    /// The first three columns of a Core Data entity table's record in one pass over its
+    /// header: whether column 0 (`Z_PK`, the rowid's alias) is NULL, and the integers in
+    /// columns 1 and 2 (`Z_ENT`, `Z_OPT`); nil when the record is not laid out so.
+    public static func entityRow(_ bytes: UnsafeRawBufferPointer, record: Range<Int>) -> (entity: Int64, version: Int64)? {
+        guard let (headerSize, first) = FormatBytes.varint(bytes, at: record.lowerBound), headerSize <= UInt64(record.count),
+              let (type0, second) = FormatBytes.varint(bytes, at: first), type0 == 0,
+              let (type1, third) = FormatBytes.varint(bytes, at: second),
+              let (type2, end) = FormatBytes.varint(bytes, at: third) else { return nil }
+        let headerEnd = record.lowerBound + Int(headerSize)
+        guard end <= headerEnd, let size1 = integerSize(type1), let size2 = integerSize(type2),
+              headerEnd + size1 + size2 <= record.upperBound else { return nil }
+        return (integerValue(bytes, at: headerEnd, type: type1), integerValue(bytes, at: headerEnd + size1, type: type2))
+    }
+
+    /// Bytes an integer of serial type `type` takes, nil when the type is no integer.
+    private static func integerSize(_ type: UInt64) -> Int? {
+        switch type {
+        case 8, 9: return 0
+        case 1...6: return size(ofSerialType: type)
+        default: return nil
+        }
+    }
+
+    /// The integer of serial type `type` (an integer type, its bytes checked) at `offset`.
+    private static func integerValue(_ bytes: UnsafeRawBufferPointer, at offset: Int, type: UInt64) -> Int64 {
+        switch type {
+        case 8: return 0
+        case 9: return 1
+        default:
+            let size = self.size(ofSerialType: type) ?? 0
+            var value = Int64(Int8(bitPattern: bytes[offset]))
+            for index in 1..<max(1, size) { value = value << 8 | Int64(bytes[offset + index]) }
+            return value
+        }
+    }
+
     /// Whether column `column` of the record is NULL (serial type 0).
     public static func isNull(_ bytes: UnsafeRawBufferPointer, record: Range<Int>, column: Int) -> Bool {
         guard let (headerSize, first) = FormatBytes.varint(bytes, at: record.lowerBound), headerSize <= UInt64(record.count) else { return false }
