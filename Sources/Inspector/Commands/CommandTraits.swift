@@ -20,8 +20,9 @@ public struct CommandTraits: Sendable {
     /// `cloudkit zones`): after the store in a one-shot command, so a command line that puts
     /// one before the store gets the order said back to it.
     public var views: [String] = []
-    /// It never writes to the store, whatever its arguments: its one-shot form reads a store
-    /// no process has open (no `-shm` beside it) in place, creating no file beside it.
+    /// It never writes to the store and never follows it (`watch`, `cloudkit events
+    /// --follow` must see later saves), whatever its arguments: its one-shot form reads a
+    /// store no process has open (no `-shm` beside it) in place, creating no file beside it.
     public var onlyReads = false
 
     public init(group: OverviewGroup? = nil, takesWhereClause: Bool = false, firstArgumentIsEntity: Bool = false,

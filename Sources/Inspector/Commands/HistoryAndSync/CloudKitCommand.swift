@@ -3,7 +3,7 @@ import Foundation
 import ManagedStore
 
 public struct CloudKitCommand: SessionCommand {
-    public static let traits = CommandTraits(group: .historyAndSync, tool: tool, views: views, onlyReads: true)
+    public static let traits = CommandTraits(group: .historyAndSync, tool: tool, views: views)
 
     public static let configuration = CommandConfiguration(
         commandName: "cloudkit",
