@@ -32,7 +32,7 @@ final class OfficialMCPClientTests: XCTestCase {
         XCTAssertEqual(seen["promptMentionsDoctor"] as? Bool, true)
         XCTAssertEqual(seen["count"] as? Int, Int(try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZAGE > 30")))
         XCTAssertEqual((seen["where"] as? [String: Any])?["raised"] as? String,
-                       "Invalid params: count has no argument 'where' (it takes entity, predicate, arguments)")
+                       "Invalid params: count has no argument 'where' (it takes entity, predicate, arguments, generation)")
         XCTAssertEqual(seen["fetched"] as? Int, 2500)
         XCTAssertEqual(seen["pages"] as? Int, 3)
         XCTAssertEqual((seen["resources"] as? [String])?.first, "cdinspect://schema")
