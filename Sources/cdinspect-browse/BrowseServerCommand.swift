@@ -36,7 +36,7 @@ struct BrowseServerCommand: ParsableCommand {
             Self.say("error", ExitStatus.message(for: error))
             throw ExitCode(ExitStatus.code(for: error))
         }
-        for warning in opened.warnings { Self.say("warning", "\(warning)") }
+        for warning in opened.warnings { Self.say(warning.isNote ? "note" : "warning", "\(warning)") }
         openOptions.log = nil
         var site = Site.Options(storePath: path, storeOptions: openOptions)
         site.writes = options.write

@@ -40,7 +40,7 @@ struct MCPServerCommand: ParsableCommand {
             throw ExitCode(ExitStatus.code(for: error))
         }
         // Said once, on stderr, which an MCP client shows as the server's log.
-        for warning in opened.warnings { Self.say("warning", "\(warning)") }
+        for warning in opened.warnings { Self.say(warning.isNote ? "note" : "warning", "\(warning)") }
         let runner = ToolRunner(store: opened, timeLimit: timeout)
         let resources = SchemaResources(model: opened.model)
         let done = DispatchSemaphore(value: 0)

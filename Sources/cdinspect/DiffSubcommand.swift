@@ -54,7 +54,9 @@ struct DiffSubcommand: ParsableCommand {
                 a.close()
                 b.close()
             }
-            for warning in a.warnings + b.warnings { Diagnostics.warning("\(warning)") }
+            for warning in a.warnings + b.warnings {
+                if warning.isNote { Session.standardErrorNote("\(warning)") } else { Diagnostics.warning("\(warning)") }
+            }
             let sink = Terminal.standardOutput()
             defer { sink.flush() }
             try options.compare(a, b, results: Results(format: output.format ?? .table, sink: sink))

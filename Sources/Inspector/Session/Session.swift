@@ -32,7 +32,9 @@ public final class Session {
         self.runsOneCommand = runsOneCommand
         // Said once, when the store is opened, whichever front end opened it.
         for warning in store.warnings {
-            if case .unreadableModelCache = warning { warn("\(warning) (give --model to use the app's model)") } else { warn("\(warning)") }
+            if warning.isNote {
+                note("\(warning)")
+            } else if case .unreadableModelCache = warning { warn("\(warning) (give --model to use the app's model)") } else { warn("\(warning)") }
         }
     }
 

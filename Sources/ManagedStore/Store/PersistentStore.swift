@@ -120,6 +120,8 @@ public final class PersistentStore {
            let index = WALIndex.read(sharedMemoryPath: file.sharedMemoryPath, fallbackPageSize: file.pageSize),
            index.lastFrame > index.backfilledFrames {
             warnings.append(.missingWAL(path: file.path, frames: index.lastFrame))
+        } else if options.immutable, file.journalMode == .wal, file.walSize == nil {
+            warnings.append(.noWAL(path: file.path))
         }
         // Read in place, the format reader has read the whole -wal already; otherwise a
         // cheaper look past the WAL index's last frame.

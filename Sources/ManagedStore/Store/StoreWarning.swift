@@ -17,6 +17,15 @@ public enum StoreWarning: Sendable, Equatable, CustomStringConvertible {
     /// A WAL store whose `-shm` names frames that no `-wal` beside it holds: saves newer than
     /// the main file were lost with the `-wal` (a store copied without it).
     case missingWAL(path: String, frames: Int)
+    /// Read as evidence: a WAL store with no `-wal` beside it, where nothing proves saves are
+    /// missing (it was closed cleanly, or copied without it). A note, not a warning.
+    case noWAL(path: String)
+
+    /// Said as a note rather than a warning: nothing is known to be wrong.
+    public var isNote: Bool {
+        if case .noWAL = self { return true }
+        return false
+    }
 
     public var description: String {
         switch self {
@@ -33,6 +42,9 @@ public enum StoreWarning: Sendable, Equatable, CustomStringConvertible {
         case .missingWAL(let path, let frames):
             return "\(path) has no -wal, but its -shm says the -wal held \(frames) frame\(frames == 1 ? "" : "s"): the newest saves are missing "
                 + "(copy the store together with its -wal)"
+        case .noWAL(let path):
+            return "\(path) is a WAL store with no -wal beside it: it was closed cleanly, or its -wal was not copied with it, "
+                + "and saves a missing -wal held cannot be read"
         case .missingColumns(let columns):
             let shown = columns.prefix(3).joined(separator: "; ") + (columns.count > 3 ? "; and \(columns.count - 3) more" : "")
             return "the model does not match the store's tables, so these properties read as nil: \(shown)"
