@@ -52,6 +52,9 @@ public enum CommitChangeReader {
         let history = try? PersistentHistory(store: store)
         var cache = PageCache()
         var previous = Side(timeline.image(ordinal: 0), main: main, wal: wal)
+        // The newest history transaction the generation before the commit holds, once known
+        // (the previous commit's read tells it): nil, not known yet.
+        var newestTransaction: Int64?? = nil
         for entry in timeline.entries {
             guard entry.kind == .commit, let frames = entry.frames, let ordinal = Int(entry.token.dropFirst()) else { try body(entry, nil); continue }
             try Cancellation.check()
@@ -60,6 +63,7 @@ public enum CommitChangeReader {
             // A commit a checkpoint has copied into the main file: the main file no longer
             // holds the pages as they were before it, so what it changed cannot be told (nil).
             if frames.lowerBound <= timeline.backfilledFrames {
+                newestTransaction = nil
                 try body(entry, nil)
                 continue
             }
@@ -98,26 +102,31 @@ public enum CommitChangeReader {
                 changes.entities[own.name, default: .init()][keyPath: kind] += 1
             }
             if let history {
-                changes.transactions = try transactions(history, store: store, timeline: timeline, ordinal: ordinal)
+                changes.transactions = try transactions(history, store: store, timeline: timeline, ordinal: ordinal, after: &newestTransaction)
             }
             try body(entry, changes)
         }
     }
 
     /// The history transactions commit `ordinal` wrote: those after the newest the generation
-    /// before it holds, read by SQLite at the commit's generation.
+    /// before it holds (`after`, read there when not known yet), read by SQLite at the commit's
+    /// generation, which then tells the newest for the next commit.
     private static func transactions(_ history: PersistentHistory, store: PersistentStore, timeline: StoreTimeline,
-                                     ordinal: Int) throws -> [HistoryTransaction] {
-        let last = try connection(timeline, ordinal: ordinal - 1, store: store) { db in
-            try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM ATRANSACTION")
-        }
+                                     ordinal: Int, after: inout Int64??) throws -> [HistoryTransaction] {
+        let newest = "SELECT max(Z_PK) FROM ATRANSACTION"
         var query = HistoryQuery()
-        query.after = last
-        return try connection(timeline, ordinal: ordinal, store: store) { db in
+        if let known = after {
+            query.after = known
+        } else {
+            query.after = try connection(timeline, ordinal: ordinal - 1, store: store) { db in try Int64.fetchOne(db, sql: newest) }
+        }
+        let (found, last) = try connection(timeline, ordinal: ordinal, store: store) { db -> ([HistoryTransaction], Int64?) in
             var found: [HistoryTransaction] = []
             try history.transactions(query, db) { found.append($0) }
-            return found
+            return (found, try Int64.fetchOne(db, sql: newest))
         }
+        after = .some(last)
+        return found
     }
 
     private static func connection<T>(_ timeline: StoreTimeline, ordinal: Int, store: PersistentStore, _ body: (Database) throws -> T) throws -> T {

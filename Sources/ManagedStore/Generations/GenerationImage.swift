@@ -53,7 +53,17 @@ public final class GenerationImage: @unchecked Sendable {
     /// Where the frame holding `page` at this generation starts in the `-wal`, or nil when the
     /// page is read from the main file.
     func frameStart(_ page: UInt32) -> Int64? {
-        frames?.frame(holding: page, upTo: lastFrame).map { frames!.offset($0) }
+        guard let frames, let frame = frames.frame(holding: page, upTo: lastFrame) else { return nil }
+        return frames.offset(frame)
+    }
+
+    /// Reads the frame starting at `start` of the `-wal` into `frame` (a page and its header),
+    /// false when it cannot be read or no longer carries the salts: the WAL was restarted.
+    func readFrame(at start: Int64, wal: Int32, into frame: inout [UInt8]) -> Bool {
+        let size = frame.count
+        let got = frame.withUnsafeMutableBytes { pread(wal, $0.baseAddress, size, off_t(start)) }
+        guard got == size, let header = frame.withUnsafeBytes({ WALFrameHeader($0) }), header.carries(salts) else { return false }
+        return true
     }
 
     /// The first frame after the commit that writes `page`: the main file's copy of such a
@@ -73,17 +83,14 @@ public final class GenerationImage: @unchecked Sendable {
     /// when it cannot be read or a frame no longer carries the salts.
     func page(_ number: UInt32, main: Int32, wal: Int32) -> [UInt8]? {
         guard number > 0, Int(number) <= pageCount else { return nil }
-        var bytes = [UInt8](repeating: 0, count: pageSize)
         if let start = frameStart(number) {
             var frame = [UInt8](repeating: 0, count: pageSize + WALFrameHeader.size)
-            let size = frame.count
-            guard frame.withUnsafeMutableBytes({ pread(wal, $0.baseAddress, size, off_t(start)) }) == size,
-                  let header = frame.withUnsafeBytes({ WALFrameHeader($0) }), header.carries(salts) else { return nil }
-            bytes = Array(frame[WALFrameHeader.size...])
-        } else {
-            let size = pageSize
-            guard bytes.withUnsafeMutableBytes({ pread(main, $0.baseAddress, size, off_t(Int64(number - 1) * Int64(size))) }) == size else { return nil }
+            guard readFrame(at: start, wal: wal, into: &frame) else { return nil }
+            return Array(frame[WALFrameHeader.size...])
         }
+        var bytes = [UInt8](repeating: 0, count: pageSize)
+        let size = pageSize
+        guard bytes.withUnsafeMutableBytes({ pread(main, $0.baseAddress, size, off_t(Int64(number - 1) * Int64(size))) }) == size else { return nil }
         return bytes
     }
 

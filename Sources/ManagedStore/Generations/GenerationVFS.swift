@@ -191,11 +191,10 @@ final class OpenGeneration {
         return SQLITE_OK
     }
 
-    /// Reads the frame starting at `start` into `frame`, checking it still carries the salts.
+    /// Reads the frame starting at `start` into `frame`; a frame that no longer carries the
+    /// salts ends the image's reading.
     private func readFrame(at start: Int64) -> Bool {
-        let size = frame.count
-        let got = frame.withUnsafeMutableBytes { pread(wal, $0.baseAddress, size, off_t(start)) }
-        guard got == size, let header = frame.withUnsafeBytes({ WALFrameHeader($0) }), header.carries(image.salts) else {
+        guard image.readFrame(at: start, wal: wal, into: &frame) else {
             image.fail("the -wal was restarted and its frames overwritten since")
             return false
         }

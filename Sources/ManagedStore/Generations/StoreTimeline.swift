@@ -74,12 +74,13 @@ public struct StoreTimeline: Sendable {
             index = nil
         }
         let mainPages = header.statedPageCount ?? Int((StoreFile.status(path)?.st_size ?? 0)) / header.pageSize
+        let pageIndex = log.map(WALPageIndex.init)
         return StoreTimeline(mainPath: path, header: header, log: log, index: index,
-                             entries: entries(log: log, mainPages: mainPages, backfilled: index?.backfilledFrames ?? 0),
-                             pageIndex: log.map(WALPageIndex.init))
+                             entries: entries(log: log, pageIndex: pageIndex, mainPages: mainPages, backfilled: index?.backfilledFrames ?? 0),
+                             pageIndex: pageIndex)
     }
 
-    private static func entries(log: WALLog?, mainPages: Int, backfilled: Int) -> [Entry] {
+    private static func entries(log: WALLog?, pageIndex: WALPageIndex?, mainPages: Int, backfilled: Int) -> [Entry] {
         var entries: [Entry] = []
         var note: String?
         if backfilled > 0, let log, let through = log.commits.last(where: { $0.lastFrame <= backfilled }) {
@@ -87,23 +88,13 @@ public struct StoreTimeline: Sendable {
         }
         entries.append(Entry(token: "w0", kind: .mainFile, frames: nil, pagesWritten: 0, databasePages: mainPages, stalePages: 0, note: note))
         guard let log else { return entries }
-        // The first frame after each commit that writes a page, walked from the end, for the
-        // pages a checkpoint may have overwritten in the main file.
-        var pagesOfCommit: [Set<UInt32>] = []
         for commit in log.commits {
-            pagesOfCommit.append(Set(log.frames[(commit.firstFrame - 1)..<commit.lastFrame].map(\.page)))
-        }
-        var writtenSoFar = Set<UInt32>()
-        for commit in log.commits {
-            writtenSoFar.formUnion(pagesOfCommit[commit.ordinal - 1])
-            var stale = 0
-            if backfilled > commit.lastFrame {
-                var later = Set<UInt32>()
-                for frame in log.frames[commit.lastFrame..<min(backfilled, log.frames.count)] { later.insert(frame.page) }
-                stale = later.subtracting(writtenSoFar).count
-            }
+            // The pages a checkpoint has overwritten in the main file with a later state, as
+            // the image of this commit counts them.
+            let stale = pageIndex?.stalePages(upTo: commit.lastFrame, backfilled: backfilled) ?? 0
             entries.append(Entry(token: "w\(commit.ordinal)", kind: .commit, frames: commit.firstFrame...commit.lastFrame,
-                                 pagesWritten: pagesOfCommit[commit.ordinal - 1].count, databasePages: commit.databasePages,
+                                 pagesWritten: Set(log.frames[(commit.firstFrame - 1)..<commit.lastFrame].map(\.page)).count,
+                                 databasePages: commit.databasePages,
                                  stalePages: stale, note: Self.backfillNote(commit, stale: stale, backfilled: backfilled)))
         }
         if log.uncommittedFrames > 0 {
@@ -132,13 +123,9 @@ public struct StoreTimeline: Sendable {
     /// Why committed transactions in the `-wal` are past its valid end, as SQLite's recovery
     /// would ignore them; nil when none are.
     public var walDamage: String? {
-        guard let damage = log?.damage, damage.hiddenCommits > 0 else { return nil }
-        let commits = "\(damage.hiddenCommits) committed transaction\(damage.hiddenCommits == 1 ? "" : "s")"
-        if log?.header?.isValid == false {
-            return "its -wal file's header is damaged, so SQLite ignores all of it (\(commits)): the newest committed changes are not visible"
-        }
-        return "its -wal file does not verify from frame \(damage.frame) on, so SQLite ignores \(commits) after it: "
-            + "the newest committed changes are not visible"
+        guard let log, let damage = log.damage, damage.hiddenCommits > 0 else { return nil }
+        if log.header?.isValid == false { return WALFile.damagedHeader(frames: log.frameCapacity, bytes: log.fileSize) }
+        return WALFile.hiddenCommits(damage.hiddenCommits, from: damage.frame)
     }
 
     /// Whether a word is written as a past generation's token (`w0`, `w12`).

@@ -33,8 +33,7 @@ public enum WALFile {
         guard let header = WALHeader(headerBytes), header.isValid else {
             // SQLite ignores the whole file; it matters only when there were frames to ignore.
             guard frames > 0 else { return nil }
-            return "its -wal file's header is damaged, so SQLite ignores all \(frames) frame\(frames == 1 ? "" : "s") "
-                + "(\(size / 1024) KB) in it: the newest committed changes are not visible"
+            return damagedHeader(frames: frames, bytes: size)
         }
         var hiddenCommits = 0
         var firstHidden: Int?
@@ -47,7 +46,18 @@ public enum WALFile {
             if frameHeader.isCommit { hiddenCommits += 1 }
         }
         guard hiddenCommits > 0, let firstHidden else { return nil }
-        return "its -wal file does not verify from frame \(firstHidden) on, so SQLite ignores "
-            + "\(hiddenCommits) committed transaction\(hiddenCommits == 1 ? "" : "s") after it: the newest committed changes are not visible"
+        return Self.hiddenCommits(hiddenCommits, from: firstHidden)
+    }
+
+    /// What a user is told of a `-wal` whose header does not verify: SQLite ignores it whole.
+    static func damagedHeader(frames: Int, bytes: Int) -> String {
+        "its -wal file's header is damaged, so SQLite ignores all \(frames) frame\(frames == 1 ? "" : "s") "
+            + "(\(bytes / 1024) KB) in it: the newest committed changes are not visible"
+    }
+
+    /// What a user is told of committed transactions past a frame that does not verify.
+    static func hiddenCommits(_ count: Int, from frame: Int) -> String {
+        "its -wal file does not verify from frame \(frame) on, so SQLite ignores "
+            + "\(count) committed transaction\(count == 1 ? "" : "s") after it: the newest committed changes are not visible"
     }
 }

@@ -102,7 +102,7 @@ public struct WALLog: Sendable {
         let capacity = max(0, (size - WALHeader.size) / frameSize)
         guard header.isValid else {
             let damage = capacity > 0 ? Damage(frame: 1, reason: "the -wal header does not verify (its checksum or version)",
-                                               hiddenCommits: Self.commitFrames(fd, header: header, from: 1, to: capacity)) : nil
+                                               hiddenCommits: Self.pastTheEnd(fd, header: header, from: 1, to: capacity).currentCommits) : nil
             return WALLog(header: header, fileSize: size, frames: [], commits: [], leftovers: nil, damage: damage)
         }
         var frames: [Frame] = []
@@ -177,9 +177,5 @@ public struct WALLog: Sendable {
         }
         result.saltPairs = pairs.count
         return result
-    }
-
-    private static func commitFrames(_ fd: Int32, header: WALHeader, from first: Int, to last: Int) -> Int {
-        pastTheEnd(fd, header: header, from: first, to: last).currentCommits
     }
 }
