@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import ManagedStore
 
 /// Every save the disk still holds: the generations a store's `-wal` keeps, listed, read in
 /// place with `--generation`, compared and pinned, checked against what SQLite itself reads
@@ -177,6 +178,31 @@ final class PastGenerationTests: ExampleStoreTestCase {
         XCTAssertEqual(try everything(copy), before, "reading created or changed a file")
     }
 
+    /// A main file whose history counter is past its newest transaction (torn: copied while a
+    /// checkpoint was copying a save in), found with no -wal and no -shm: the counter is the
+    /// proof, and reading it warns; the same file with the counter at its newest row is a note.
+    func testAHistoryCounterPastTheRowsProvesSavesMissing() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.copy("RhetTbull_PhotoScript/Photos.sqlite", into: folder, sidecars: ["-wal"]).path
+        try SQLiteShell.run(store, "PRAGMA wal_checkpoint(TRUNCATE)")
+        let newest = try SQLiteShell.run(store, "SELECT max(Z_PK) FROM ATRANSACTION").trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(try SQLiteShell.run(store, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16002").trimmingCharacters(in: .whitespacesAndNewlines), newest)
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+        let clean = try CLI.run(["info", store, "--immutable"])
+        XCTAssertEqual(clean.status, 0, clean.stderr)
+        XCTAssertTrue(clean.stderr.contains("is a WAL store with no -wal beside it"), clean.stderr)
+        XCTAssertFalse(clean.stderr.contains("warning:"), clean.stderr)
+
+        try SQLiteShell.run(store, "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + 3 WHERE Z_ENT = 16002; PRAGMA wal_checkpoint(TRUNCATE)")
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        let torn = try CLI.run(["count", store, "Asset", "--immutable"])
+        XCTAssertEqual(torn.status, 0, torn.stderr)
+        let issued = (Int(newest) ?? 0) + 3
+        XCTAssertTrue(torn.stderr.contains("warning: \(store) has no -wal, but its history counter says transaction \(issued) was saved, and the newest it holds is \(newest)"), torn.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), files, "reading created a file")
+    }
+
     /// A write says, before it goes in, that it will fold the -wal's saves away.
     func testAWriteSaysItFoldsTheSavesTheWALHolds() throws {
         _ = try makeSaves()
@@ -319,6 +345,43 @@ final class GenuinePastGenerationTests: XCTestCase {
                 XCTAssertEqual(got, expected, "\(relative) w\(index)")
             }
         }
+    }
+
+    /// The listing counts each commit from the pages it wrote, on several threads where there
+    /// are many commits (Photos.sqlite has 41): every commit's counts are what `diff` between
+    /// the tokens either side finds, object by object, read by SQLite.
+    func testTheListingsCountsAreWhatDiffFindsForEveryGenuineCommit() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.copy("RhetTbull_PhotoScript/Photos.sqlite", into: folder).path
+        let listed = try XCTUnwrap(CLI.json(["generations", store, "--immutable", "--format", "json"]) as? [[String: Any]])
+        let commits = listed.filter { $0["kind"] as? String == "commit" }
+        XCTAssertGreaterThanOrEqual(commits.count, CommitCountWorkers.fewestForThreads)
+        var arguments = [store, "--immutable"]
+        for entry in commits {
+            let token = try XCTUnwrap(entry["token"] as? String)
+            arguments += ["-c", "diff w\(Int(token.dropFirst())! - 1) \(token) --format csv"]
+        }
+        let run = try CLI.run(arguments)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        // One CSV per diff, each opening with its header.
+        let header = "change,objectID,before,after\n"
+        let diffs = run.stdout.components(separatedBy: header).dropFirst()
+        XCTAssertEqual(diffs.count, commits.count)
+        var changed = 0
+        for (entry, diff) in zip(commits, diffs) {
+            var found: [String: Set<String>] = [:]
+            for line in diff.split(separator: "\n") {
+                let fields = line.split(separator: ",", maxSplits: 2)
+                guard fields.count >= 2 else { continue }
+                found[String(fields[0]), default: []].insert(String(fields[1]))
+            }
+            for kind in ["inserted", "updated", "deleted"] {
+                let counted = (entry[kind] as? [String: Int])?.values.reduce(0, +) ?? 0
+                XCTAssertEqual(counted, found[kind]?.count ?? 0, "\(entry["token"] ?? "") \(kind): \(entry)")
+                changed += counted
+            }
+        }
+        XCTAssertGreaterThan(changed, 100, "the commits change objects: a listing of zeros would pass otherwise")
     }
 
     func testImmutableReadsOfGenuineWALsCreateAndChangeNothing() throws {

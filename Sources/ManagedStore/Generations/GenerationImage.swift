@@ -62,8 +62,13 @@ public final class GenerationImage: @unchecked Sendable {
     func readFrame(at start: Int64, wal: Int32, into frame: inout [UInt8]) -> Bool {
         let size = frame.count
         let got = frame.withUnsafeMutableBytes { pread(wal, $0.baseAddress, size, off_t(start)) }
-        guard got == size, let header = frame.withUnsafeBytes({ WALFrameHeader($0) }), header.carries(salts) else { return false }
-        return true
+        return got == size && frame.withUnsafeBytes { carriesSalts($0) }
+    }
+
+    /// Whether a frame (its header first) carries this WAL's salts: one written since the
+    /// `-wal` was last restarted.
+    func carriesSalts(_ frame: UnsafeRawBufferPointer) -> Bool {
+        WALFrameHeader(frame)?.carries(salts) == true
     }
 
     /// The first frame after the commit that writes `page`: the main file's copy of such a
@@ -78,21 +83,6 @@ public final class GenerationImage: @unchecked Sendable {
     /// Pages read from the main file that a checkpoint had already overwritten with a later
     /// frame's copy when the image was made: the generation is not exact there.
     public var stalePages: Int { frames?.stalePages(upTo: lastFrame, backfilled: backfilledFrames) ?? 0 }
-
-    /// The page's bytes at this generation, read beside SQLite (`CommitChangeReader`); nil
-    /// when it cannot be read or a frame no longer carries the salts.
-    func page(_ number: UInt32, main: Int32, wal: Int32) -> [UInt8]? {
-        guard number > 0, Int(number) <= pageCount else { return nil }
-        if let start = frameStart(number) {
-            var frame = [UInt8](repeating: 0, count: pageSize + WALFrameHeader.size)
-            guard readFrame(at: start, wal: wal, into: &frame) else { return nil }
-            return Array(frame[WALFrameHeader.size...])
-        }
-        var bytes = [UInt8](repeating: 0, count: pageSize)
-        let size = pageSize
-        guard bytes.withUnsafeMutableBytes({ pread(main, $0.baseAddress, size, off_t(Int64(number - 1) * Int64(size))) }) == size else { return nil }
-        return bytes
-    }
 
     /// Why the generation can no longer be read from the files, once a read found out.
     public var problem: String? { lock.withLock { problemText } }

@@ -120,12 +120,27 @@ public final class PersistentStore {
            let index = WALIndex.read(sharedMemoryPath: file.sharedMemoryPath, fallbackPageSize: file.pageSize),
            index.lastFrame > index.backfilledFrames {
             warnings.append(.missingWAL(path: file.path, frames: index.lastFrame))
+        } else if file.journalMode == .wal, (file.walSize ?? 0) == 0, schema.table("ATRANSACTION") != nil,
+                  let (issued, newest) = try? reader.read({ try PersistentStore.historyCounters($0) }), issued > newest {
+            warnings.append(.missingSaves(path: file.path, issuedTransaction: issued, newestTransaction: newest))
         } else if options.immutable, file.journalMode == .wal, file.walSize == nil {
             warnings.append(.noWAL(path: file.path))
         }
         // Read in place, the format reader has read the whole -wal already; otherwise a
         // cheaper look past the WAL index's last frame.
         if let hidden = file.image.map({ $0.walDamage }) ?? PersistentStore.hiddenWALChanges(file) { warnings.append(.hiddenWALChanges(path: file.path, detail: hidden)) }
+    }
+
+    /// The history transaction key `Z_PRIMARYKEY` says was issued last, and the newest row of
+    /// `ATRANSACTION`, when the table has rows. Core Data writes both in the save that adds a
+    /// transaction, and trims history only from the oldest end (`deleteHistory(before:)`), so
+    /// a main file whose counter is past its newest row is missing the saves after it: they
+    /// were in a `-wal` that is not there. (Every history store in the fixtures has the two equal.)
+    static func historyCounters(_ db: Database) throws -> (issued: Int64, newest: Int64)? {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(HistoryWriter.transactionEntity)), (SELECT max(Z_PK) FROM ATRANSACTION)
+            """), let issued: Int64 = row.lenient(0), let newest: Int64 = row.lenient(1) else { return nil }
+        return (issued, newest)
     }
 
     /// Core Data's own query when the table has its columns (the SQL debug log shows it),

@@ -17,6 +17,9 @@ public enum StoreWarning: Sendable, Equatable, CustomStringConvertible {
     /// A WAL store whose `-shm` names frames that no `-wal` beside it holds: saves newer than
     /// the main file were lost with the `-wal` (a store copied without it).
     case missingWAL(path: String, frames: Int)
+    /// A WAL store with no `-wal` whose history counter (`Z_PRIMARYKEY`) is past the newest
+    /// transaction it holds: the saves after it were in the missing `-wal`.
+    case missingSaves(path: String, issuedTransaction: Int64, newestTransaction: Int64)
     /// Read as evidence: a WAL store with no `-wal` beside it, where nothing proves saves are
     /// missing (it was closed cleanly, or copied without it). A note, not a warning.
     case noWAL(path: String)
@@ -42,6 +45,9 @@ public enum StoreWarning: Sendable, Equatable, CustomStringConvertible {
         case .missingWAL(let path, let frames):
             return "\(path) has no -wal, but its -shm says the -wal held \(frames) frame\(frames == 1 ? "" : "s"): the newest saves are missing "
                 + "(copy the store together with its -wal)"
+        case .missingSaves(let path, let issued, let newest):
+            return "\(path) has no -wal, but its history counter says transaction \(issued) was saved, and the newest it holds is \(newest): "
+                + "the newest saves are missing (copy the store together with its -wal)"
         case .noWAL(let path):
             return "\(path) is a WAL store with no -wal beside it: it was closed cleanly, or its -wal was not copied with it, "
                 + "and saves a missing -wal held cannot be read"

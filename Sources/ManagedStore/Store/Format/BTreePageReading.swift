@@ -17,8 +17,8 @@ public enum BTreePageReading {
                 }
             }
             for index in 0..<parsed.cellCount where parsed.cellOffset(index) != nil { seen += 1 }
-            for rowid in [Int64(1), 2, 51, Int64.max] where TableBTree.find(rowid, root: pageNumber, usableSize: bytes.count, read: { $0 == pageNumber ? page : nil }) != nil {
-                seen += 1
+            for rowid in [Int64(1), 2, 51, Int64.max] {
+                seen += TableBTree.find(rowid, root: pageNumber, usableSize: bytes.count, read: { $0 == pageNumber ? bytes : nil }) { _, record in record.count } ?? 0
             }
             return seen
         } + leafDiffs(page, pageNumber: pageNumber)
@@ -27,8 +27,12 @@ public enum BTreePageReading {
     private static func leafDiffs(_ page: [UInt8], pageNumber: UInt32) -> Int {
         var seen = 0
         let cut = Array(page.prefix(page.count / 2)) + [UInt8](repeating: 0, count: page.count - page.count / 2)
-        LeafDiff.rows(page, cut, page: pageNumber, usable: page.count, known: { _ in true }) { _ in seen += 1 }
-        LeafDiff.rows(nil, page, page: pageNumber, usable: page.count, known: { $0 > 0 }) { _ in seen += 1 }
+        page.withUnsafeBytes { whole in
+            cut.withUnsafeBytes { half in
+                LeafDiff.rows(whole, half, page: pageNumber, usable: page.count, known: { _ in true }) { _ in seen += 1 }
+                LeafDiff.rows(nil, whole, page: pageNumber, usable: page.count, known: { $0 > 0 }) { _ in seen += 1 }
+            }
+        }
         return seen
     }
 }
