@@ -6,13 +6,13 @@
 # objects counted), a count at the middle generation and at the newest, each --immutable.
 # The saves: `saves_in_wal` (common.sh).
 #
-#   Benchmarks/generations-memory.sh [PEOPLE] [COMMITS]     (default 4000000 people, 8000 commits)
+#   Benchmarks/generations-memory.sh [PEOPLE] [COMMITS]     (default 5500000 people, 8000 commits)
 #
 # Needs GNU time. Release builds, the Swift runtime linked statically. Takes a while: the
 # store is written once and kept in Benchmarks/out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-people=${1:-4000000}
+people=${1:-5500000}
 commits=${2:-8000}
 source Benchmarks/common.sh
 walstore="$out/generations-$people-$commits.sqlite"

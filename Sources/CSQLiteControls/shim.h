@@ -17,7 +17,11 @@ static inline int cdi_db_config(sqlite3 *db, int op, int value) {
 #ifndef SQLITE_DBCONFIG_TRUSTED_SCHEMA
 #define SQLITE_DBCONFIG_TRUSTED_SCHEMA 1017
 #endif
+#ifndef SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE
+#define SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE 1006
+#endif
 static const int cdi_dbconfig_defensive = SQLITE_DBCONFIG_DEFENSIVE;
+static const int cdi_dbconfig_no_checkpoint_on_close = SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE;
 static const int cdi_dbconfig_trusted_schema = SQLITE_DBCONFIG_TRUSTED_SCHEMA;
 static const int cdi_dbconfig_fts3_tokenizer = SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER;
 static const int cdi_dbconfig_load_extension = SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION;

@@ -331,6 +331,12 @@ final class GenuinePastGenerationTests: XCTestCase {
             let query = tableCounts(tables)
             let listed = try XCTUnwrap(CLI.json(["generations", store.path, "--immutable", "--format", "json"]) as? [[String: Any]])
             XCTAssertEqual(listed.filter { $0["kind"] as? String == "commit" }.map { $0["lastFrame"] as? Int }, commits, relative)
+            // Every object each generation holds, as SQLite reads the cut copy: what `recover` must find.
+            let entityTables = try SQLiteShell.run("file:\(store.path)?immutable=1", "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%Z_ENT%' AND sql LIKE '%Z_OPT%' AND name NOT LIKE 'Z\\_%' ESCAPE '\\'")
+                .split(separator: "\n").map(String.init)
+            let objectsQuery = entityTables.map { "SELECT k.Z_NAME, t.Z_PK FROM \"\($0)\" t JOIN Z_PRIMARYKEY k ON k.Z_ENT = t.Z_ENT" }.joined(separator: " UNION ALL ")
+            var everHeld: Set<String> = []
+            var newestHeld: Set<String> = []
             let cut = folder.appendingPathComponent("cut")
             for (index, last) in ([0] + commits).enumerated() {
                 try? FileManager.default.removeItem(at: cut)
@@ -343,7 +349,13 @@ final class GenuinePastGenerationTests: XCTestCase {
                 XCTAssertEqual(run.status, 0, "\(relative) w\(index): \(run.stderr)")
                 let got = run.stdout.split(separator: "\n").dropFirst().map { $0.replacingOccurrences(of: ",", with: "|") }.joined(separator: "\n")
                 XCTAssertEqual(got, expected, "\(relative) w\(index)")
+                let held = Set(try SQLiteShell.read(cutStore, objectsQuery).split(separator: "\n").map { $0.replacingOccurrences(of: "|", with: "/p") })
+                if index == commits.count { newestHeld = held } else { everHeld.formUnion(held) }
             }
+            // recover lists every object an earlier generation held and the newest does not.
+            let recovered = try XCTUnwrap(CLI.json(["recover", store.path, "--immutable", "--format", "json"]) as? [[String: Any]])
+            let recoveredIDs = Set(recovered.filter { $0["state"] as? String == "deleted" }.compactMap { ($0["objectID"] as? String)?.split(separator: "/").suffix(2).joined(separator: "/") })
+            XCTAssertEqual(recoveredIDs, everHeld.subtracting(newestHeld), "\(relative): recover")
         }
     }
 

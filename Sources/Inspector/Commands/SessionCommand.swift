@@ -67,6 +67,7 @@ public enum CommandTable {
         SnapshotsCommand.self,
         RestoreCommand.self,
         ExportCommand.self,
+        RecoverCommand.self,
         ImportCommand.self,
         SQLCommand.self,
         ModelCommand.self,

@@ -1,4 +1,5 @@
 import Foundation
+import CSQLiteControls
 import GRDB
 
 /// The persistent store coordinator: one per open store, shared by every context. It owns
@@ -8,6 +9,9 @@ import GRDB
 public final class Coordinator {
     public let store: PersistentStore
     private var writer: DatabaseQueue?
+    /// Whether a write through `writer` has committed: a writer that only rolled back (a dry
+    /// run, a refused save) changed nothing, and its close must not fold the `-wal` either.
+    private var committed = false
     /// Where the external data files of this coordinator's saves are written: the system's,
     /// or a recording one in the power-cut test.
     public var disk: Disk = .system
@@ -36,7 +40,13 @@ public final class Coordinator {
     public func close() {
         for generation in liveGenerations { generation.release() }
         store.close()
-        if let writer { try? StoreConnection.close(writer) }
+        guard let writer else { return }
+        if !committed {
+            // SQLite checkpoints on the last connection's close whether or not it wrote: a
+            // writer that committed nothing leaves the -wal, and the saves it holds, as they were.
+            writer.writeWithoutTransaction { db in _ = cdi_db_config(db.sqliteConnection, cdi_dbconfig_no_checkpoint_on_close, 1) }
+        }
+        try? StoreConnection.close(writer)
     }
 
     /// Reads at the newest committed state of the store.
@@ -77,6 +87,7 @@ public final class Coordinator {
                         try files?.makeDurable(db, store: store)
                         return .commit
                     }
+                    committed = true
                     return result!
                 }
             } catch let error as DatabaseError {

@@ -14,9 +14,19 @@ public struct StoreExport {
     /// The entities exported, in the model's order: the named ones and every entity their
     /// relationships reach (and their sub-entities), or all.
     public let entities: [EntityMapping]
+    /// Per entity name, the only primary keys exported (`recover`'s objects); nil: every object.
+    public let keys: [String: [Int64]]?
+
+    /// The objects of `keys` only (per entity name, their primary keys), each entity's in key order.
+    public init(_ store: PersistentStore, keys: [String: [Int64]]) {
+        self.store = store
+        self.keys = keys
+        entities = store.mapping.entities.filter { keys[$0.name]?.isEmpty == false && !$0.isAbstract && $0.entityID != nil }
+    }
 
     public init(_ store: PersistentStore, entities names: [String] = []) throws {
         self.store = store
+        keys = nil
         let all = store.mapping.entities
         guard !names.isEmpty else {
             entities = all.filter { !$0.isAbstract && $0.entityID != nil }
@@ -57,7 +67,9 @@ public struct StoreExport {
             columns.append("x.\(SQL.identifier(toOne.columnA))")
             columns.append(toOne.entityColumn.map { "x.\(SQL.identifier($0))" } ?? "NULL")
         }
-        let sql = "SELECT x.Z_PK" + columns.map { ", " + $0 }.joined() + " FROM \(plan.table("main", "x")) WHERE \(plan.own("main", "x")) ORDER BY x.Z_PK"
+        // Keys are integers: written into the text as numbers, they need no binding.
+        let only = keys.map { " AND x.Z_PK IN (" + ($0[mapping.name] ?? []).sorted().map(String.init).joined(separator: ",") + ")" } ?? ""
+        let sql = "SELECT x.Z_PK" + columns.map { ", " + $0 }.joined() + " FROM \(plan.table("main", "x")) WHERE \(plan.own("main", "x"))\(only) ORDER BY x.Z_PK"
         var members = try plan.toManys.map { try MemberCursor($0, store: store, db: db) }
         let rows = try Row.fetchCursor(db, sql: sql)
         while let row = try rows.next() {

@@ -13,6 +13,9 @@ public struct CommitChanges: Sendable {
 
     /// Per entity name (the row's own entity, a sub-entity where it is one).
     public var entities: [String: Counts] = [:]
+    /// Each row the commit deleted: its `Z_ENT` and `Z_PK` (what `recover` reads back from the
+    /// generation before it).
+    public var deleted: [(entity: Int, key: Int64)] = []
     /// The history transactions the commit wrote (usually one), when the store keeps history.
     public var transactions: [HistoryTransaction] = []
 }
@@ -21,7 +24,10 @@ public struct CommitChanges: Sendable {
 /// wrote (`CommitCounter`, on the machine's cores), and the history transactions it carries,
 /// read by SQLite at the generations either side.
 public enum CommitChangeReader {
-    public static func read(_ store: PersistentStore, timeline: StoreTimeline,
+    /// Hands each entry of the timeline, in order, to `body` with what it changed (nil for an
+    /// entry that is no commit, or a commit whose changes cannot be known). Without
+    /// `transactions`, the history transactions are not read (they take a connection a commit).
+    public static func read(_ store: PersistentStore, timeline: StoreTimeline, transactions readTransactions: Bool = true,
                             _ body: (StoreTimeline.Entry, CommitChanges?) throws -> Void) throws {
         let wal = open(timeline.mainPath + "-wal", O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         defer { if wal >= 0 { close(wal) } }
@@ -50,7 +56,7 @@ public enum CommitChangeReader {
         }
         let workers = CommitCountWorkers(counter, jobs: jobs)
         defer { workers.finish() }
-        let history = try? PersistentHistory(store: store)
+        let history = readTransactions ? try? PersistentHistory(store: store) : nil
         // The newest history transaction the generation before the commit holds, once known
         // (the previous commit's read tells it): nil, not known yet.
         var newestTransaction: Int64?? = nil
@@ -72,7 +78,8 @@ public enum CommitChangeReader {
                 continue
             }
             var changes = CommitChanges()
-            changes.entities = counts
+            changes.entities = counts.counts
+            changes.deleted = counts.deleted
             if let history {
                 changes.transactions = try transactions(history, store: store, timeline: timeline, ordinal: ordinal, after: &newestTransaction)
             }

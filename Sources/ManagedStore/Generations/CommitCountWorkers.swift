@@ -26,7 +26,7 @@ final class CommitCountWorkers: @unchecked Sendable {
 
     private enum Result {
         case pending
-        case counted([String: CommitChanges.Counts]?)
+        case counted(CommitCounter.Counted?)
     }
 
     private let condition = NSCondition()
@@ -53,7 +53,7 @@ final class CommitCountWorkers: @unchecked Sendable {
     }
 
     /// The counts of job `index`, waiting for the thread that counts it where need be.
-    func counts(_ index: Int) -> [String: CommitChanges.Counts]? {
+    func counts(_ index: Int) -> CommitCounter.Counted? {
         guard index >= 0, index < jobs.count else { return nil }
         if index < inline { return counter.count(ordinal: jobs[index].ordinal, frames: jobs[index].frames, pages: pages) }
         condition.lock()

@@ -32,9 +32,16 @@ struct CommitCounter: Sendable {
         GenerationPages(pageSize: timeline.header.pageSize, frameCount: log.frames.count, main: main, wal: wal)
     }
 
-    /// The counts of commit `ordinal` (its frames `frames`) per entity name, or nil when a page
-    /// could not be read or the `-wal` was restarted underneath: not known.
-    func count(ordinal: Int, frames: ClosedRange<Int>, pages: GenerationPages) -> [String: CommitChanges.Counts]? {
+    /// What one commit did: its counts per entity name, and the rows it deleted.
+    struct Counted: Sendable {
+        var counts: [String: CommitChanges.Counts] = [:]
+        /// Each row the commit deleted: its `Z_ENT` and `Z_PK`.
+        var deleted: [(entity: Int, key: Int64)] = []
+    }
+
+    /// What commit `ordinal` (its frames `frames`) did, or nil when a page could not be read
+    /// or the `-wal` was restarted underneath: not known.
+    func count(ordinal: Int, frames: ClosedRange<Int>, pages: GenerationPages) -> Counted? {
         let previous = timeline.image(ordinal: ordinal - 1), current = timeline.image(ordinal: ordinal)
         pages.cover(frames)
         pages.failed = false
@@ -51,7 +58,7 @@ struct CommitCounter: Sendable {
                                             before: row.before ?? candidates[key]?.before, after: row.after ?? candidates[key]?.after)
             }
         }
-        var counts: [String: CommitChanges.Counts] = [:]
+        var counted = Counted()
         for (key, candidate) in candidates {
             guard let table = tables[Int(candidate.entity)] else { continue }
             // The row as each generation's own b-tree holds it: pages alone can mislead.
@@ -69,9 +76,10 @@ struct CommitCounter: Sendable {
             default: continue
             }
             let own = (now ?? was).flatMap { tables[Int($0.entity)]?.entity } ?? table.entity
-            counts[own.name, default: .init()][keyPath: kind] += 1
+            counted.counts[own.name, default: .init()][keyPath: kind] += 1
+            if kind == \.deleted, let was { counted.deleted.append((Int(was.entity), key.key)) }
         }
-        return pages.failed ? nil : counts
+        return pages.failed ? nil : counted
     }
 
     /// `Z_ENT` and `Z_OPT` of row `key` as the generation's own b-tree holds it, or nil.

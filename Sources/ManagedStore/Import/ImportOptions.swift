@@ -21,6 +21,11 @@ public struct ImportOptions: Sendable {
     /// Attributes whose values find the object an incoming one updates; empty: every
     /// incoming object is inserted.
     public var upsertKeys: [String] = []
+    /// `--upsert objectID`: an object whose object ID names this store updates the object it
+    /// names, or where no row holds that key (an object deleted since, as `recover` exports
+    /// it) is inserted under it again; other objects are inserted.
+    public var upsertsByObjectID: Bool { upsertKeys == [ImportOptions.objectIDKey] }
+    public static let objectIDKey = "objectID"
     /// To-one relationships whose values are a key attribute of the destination, by
     /// relationship name.
     public var links: [String: String] = [:]

@@ -77,7 +77,7 @@ struct ImportWriter {
 
     /// The key an object of the file gets in the store.
     private func storeKey(uuid: String, entity: EntityMapping, fileKey: Int64) -> Int64? {
-        if let existing = named.matched["\(uuid)/\(entity.name)/\(fileKey)"] { return existing }
+        if let existing = named.matched["\(uuid)/\(entity.name)/\(fileKey)"] ?? named.kept["\(uuid)/\(entity.name)/\(fileKey)"] { return existing }
         let root = store.mapping.rootEntity(of: entity).name
         return offsets["\(uuid)/\(root)"].map { $0 + fileKey }
     }
@@ -138,7 +138,15 @@ struct ImportWriter {
         let uuid = object.sourceID.map { $0.storeUUID ?? fileStoreUUID ?? "" } ?? ""
         var values = try incomingValues(object, plan: plan, uuid: fileStoreUUID ?? "")
         var keyText: String?
-        if !options.upsertKeys.isEmpty {
+        if options.upsertsByObjectID {
+            keyText = object.sourceIDText
+            if let id = object.sourceID, let key = named.matched["\(uuid)/\(entity.name)/\(id.primaryKey)"],
+               let row = try Row.fetchOne(db, sql: "SELECT Z_ENT, Z_OPT FROM \(SQL.identifier(entity.table)) WHERE Z_PK = ?", arguments: [key]) {
+                let stored: Int64? = row.lenient(0), version: Int64? = row.lenient(1)
+                guard let version else { throw Rejection(key: keyText, why: "the matching \(entity.name)'s version (Z_OPT) is not an integer") }
+                return try update((key, stored ?? 0, version), plan: plan, values: values)
+            }
+        } else if !options.upsertKeys.isEmpty {
             let keyValues = try Self.keyValues(object, keys: options.upsertKeys)
             keyText = options.upsertKeys.map { key in
                 switch object.value(of: key) {

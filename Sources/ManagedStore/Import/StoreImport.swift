@@ -34,7 +34,9 @@ public struct StoreImport {
                 throw ContextError.badValue(entity: found.name, key: "", why: "the entity is abstract; import one of its sub-entities")
             }
             entity = found
-            for key in options.upsertKeys where found.attribute(key) == nil { throw ImportError.unknownKey(entity: found.name, key: key) }
+            for key in options.upsertKeys where found.attribute(key) == nil && !options.upsertsByObjectID {
+                throw ImportError.unknownKey(entity: found.name, key: key)
+            }
             for (relationship, key) in options.links {
                 guard let r = found.relationship(relationship) else { throw ImportError.unknownKey(entity: found.name, key: relationship) }
                 guard !r.relationship.isToMany else {
@@ -156,13 +158,18 @@ struct FileObjectIDs {
     /// object each updates (found in the first pass, so that an earlier reference to one
     /// leads to it).
     var matched: [String: Int64] = [:]
+    /// With `--upsert objectID`, objects of this store whose keys no row holds, by
+    /// `UUID/Entity/pK`: they are inserted under their own keys again.
+    var kept: [String: Int64] = [:]
 
     static func read(_ importer: StoreImport, progress: (Int) -> Void) throws -> FileObjectIDs {
         var ids = FileObjectIDs()
         var objects = try importer.objects()
         defer { objects.close() }
         var count = 0
-        let matcher = importer.options.upsertKeys.isEmpty ? nil : UpsertMatcher(store: importer.store, keys: importer.options.upsertKeys)
+        let byObjectID = importer.options.upsertsByObjectID
+        let matcher = importer.options.upsertKeys.isEmpty || byObjectID ? nil : UpsertMatcher(store: importer.store, keys: importer.options.upsertKeys)
+        var issued: [String: Int64] = [:]
         while let object = try objects.next() {
             if count & 255 == 0 { try Cancellation.check() }
             count += 1
@@ -177,6 +184,13 @@ struct FileObjectIDs {
             ids.highest[root] = max(ids.highest[root] ?? 0, id.primaryKey)
             if let existing = try matcher?.match(object) {
                 ids.matched["\(uuid)/\(named.name)/\(id.primaryKey)"] = existing
+            }
+            if byObjectID, uuid == importer.store.uuid {
+                switch try ObjectIDMatcher.match(named, key: id.primaryKey, store: importer.store, issued: &issued) {
+                case .existing: ids.matched["\(uuid)/\(named.name)/\(id.primaryKey)"] = id.primaryKey
+                case .free: ids.kept["\(uuid)/\(named.name)/\(id.primaryKey)"] = id.primaryKey
+                case .other: break
+                }
             }
         }
         for (name, keys) in ids.keys {
@@ -197,6 +211,32 @@ struct FileObjectIDs {
             if keys[mid] < key { low = mid + 1 } else { high = mid }
         }
         return low < keys.count && keys[low] == key
+    }
+}
+
+/// With `--upsert objectID`, what an object ID of this store names in it: an object of its
+/// entity (updated), a key no row holds that the store has issued (inserted under it again),
+/// or something else (a row of another entity, a key never issued: inserted under a new key).
+enum ObjectIDMatcher {
+    enum Match { case existing, free, other }
+
+    static func match(_ entity: EntityMapping, key: Int64, store: PersistentStore, issued: inout [String: Int64]) throws -> Match {
+        let root = store.mapping.rootEntity(of: entity)
+        do {
+            return try store.reader.read { db in
+                if let row = try Row.fetchOne(db, sql: "SELECT Z_ENT FROM \(SQL.identifier(entity.table)) WHERE Z_PK = ?", arguments: [key]) {
+                    let stored: Int64? = row.lenient(0)
+                    return stored.map { entity.entityIDs.contains(Int($0)) } == true ? .existing : .other
+                }
+                if issued[root.name] == nil {
+                    let counter = try root.entityID.flatMap { try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [$0]) } ?? 0
+                    issued[root.name] = counter
+                }
+                return key >= 1 && key <= (issued[root.name] ?? 0) ? .free : .other
+            }
+        } catch {
+            throw StoreConnection.translate(error, file: store.file)
+        }
     }
 }
 

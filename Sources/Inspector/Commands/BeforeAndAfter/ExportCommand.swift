@@ -32,27 +32,7 @@ public struct ExportCommand: SessionCommand {
         let store = session.store
         let export = try StoreExport(store, entities: entities)
         guard let file else { return try Self.write(export, to: session.output) }
-        let target = URL(fileURLWithPath: file)
-        let partial = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).cdinspect-partial-\(getpid())")
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: target.deletingLastPathComponent().path, isDirectory: &isFolder), isFolder.boolValue else {
-            throw CommandError.failed("cannot write \(file): there is no folder \(target.deletingLastPathComponent().path)")
-        }
-        guard FileManager.default.createFile(atPath: partial.path, contents: nil), let handle = FileHandle(forWritingAtPath: partial.path) else {
-            throw CommandError.failed("cannot write \(file): permission denied")
-        }
-        do {
-            let sink = OutputSink(handle: handle)
-            try Self.write(export, to: sink)
-            sink.flush()
-            try handle.close()
-            if FileManager.default.fileExists(atPath: target.path) { try FileManager.default.removeItem(at: target) }
-            try FileManager.default.moveItem(at: partial, to: target)
-        } catch {
-            try? handle.close()
-            try? FileManager.default.removeItem(at: partial)
-            throw error
-        }
+        try ExportDocument.write(to: file) { sink in try Self.write(export, to: sink) }
         session.note("exported \(export.entities.count) entities of \(store.path) to \(file)")
     }
 
@@ -68,33 +48,8 @@ public struct ExportCommand: SessionCommand {
 
     /// The document, written as the objects are read.
     static func write(_ export: StoreExport, to sink: OutputSink) throws {
-        let store = export.store
-        let hashes = (store.metadata?.versionHashes ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, OutputValue.data($0.value)) }
-        sink.write("{\"format\": 1, \"storeUUID\": ")
-        OutputValue.string(store.uuid).writeJSON(to: sink)
-        sink.write(", \"versionHashes\": ")
-        OutputValue.object(hashes).writeJSON(to: sink)
-        sink.write(", \"entities\": [")
-        var entities = 0
-        var objects = 0
-        var leaves: Set<String> = []
-        try export.run(entity: { mapping in
-            if entities > 0 { sink.write(objects == 0 ? "]}," : "\n  ]},") }
-            sink.write("\n  {\"entity\": ")
-            OutputValue.string(mapping.name).writeJSON(to: sink)
-            sink.write(", \"objects\": [")
-            entities += 1
-            objects = 0
-            leaves = Set(mapping.attributes.map(\.attribute.name).filter { $0.contains(".") })
-        }, object: { object in
-            sink.write(objects == 0 ? "\n    " : ",\n    ")
-            objects += 1
-            var pairs: [(String, OutputValue)] = [("objectID", .objectID(object.objectID.uri))]
-            for (key, value) in object.values { pairs.append((key, exported(value))) }
-            OutputValue.nesting(pairs, leaves: leaves).writeJSON(to: sink)
-        })
-        if entities > 0 { sink.write(objects == 0 ? "]}\n" : "\n  ]}\n") }
-        sink.write("]}\n")
-        sink.flush()
+        let document = ExportDocument(export.store, sink: sink)
+        try export.run(entity: { document.entity($0) }, object: { document.object($0) })
+        document.finish()
     }
 }

@@ -47,8 +47,9 @@ public struct ImportCommand: SessionCommand {
                                             valueName: "mode"))
     public var mode: String?
 
-    @Option(name: .long, help: ArgumentHelp("Update the object whose KEY attributes hold the incoming values; insert when there is none.",
-                                            valueName: "key[,key]"))
+    @Option(name: .long, help: ArgumentHelp("Update the object whose KEY attributes hold the incoming values; insert when there is none. "
+                                            + "objectID: update the object an object ID of this store names, or put it back under its own ID "
+                                            + "where no row holds it (recover --export).", valueName: "key[,key]"))
     public var upsert: String?
 
     @Option(name: .long, help: ArgumentHelp("A to-one relationship whose values are the destination's KEY attribute, not object IDs.",

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import ManagedStore
+
+public struct RecoverCommand: SessionCommand {
+    public static let traits = CommandTraits(group: .beforeAndAfter, firstArgumentIsEntity: true, tool: tool, onlyReads: true)
+
+    public static let configuration = CommandConfiguration(
+        commandName: "recover",
+        abstract: "List the objects no live row holds that the store's files still keep, as Core Data names them.",
+        discussion: """
+            One record per object: its entity, object ID, state ('deleted'), source, confidence and values (every \
+            attribute and relationship, as export writes them). From the -wal's earlier generations: each object a \
+            save deleted, exactly as the generation before that save holds it (source: that generation and the \
+            save that deleted it). Then, per table, the keys below Z_PRIMARYKEY's Z_MAX that no row holds \
+            (state 'keys-missing'): objects deleted, or saves never committed, with how many of those keys were \
+            read back. With ENTITY…, those entities and their sub-entities. With --export FILE, the recovered \
+            objects as export's JSON document, which import reads. Reads only: nothing beside the store changes.
+            """)
+
+    @Argument(help: "Only these entities (and their sub-entities).", completion: EntityCompletion.kind)
+    public var entities: [String] = []
+
+    @Option(name: .customLong("export"), help: ArgumentHelp("Write the recovered objects as export's JSON document into this file.", valueName: "file"),
+            completion: .file())
+    public var file: String?
+
+    @OptionGroup public var output: FormatOption
+
+    public init() {}
+
+    public func run(in session: Session) throws {
+        let store = session.store
+        let recovery = try StoreRecovery(store, entities: entities)
+        var recovered = 0
+        if let file {
+            try ExportDocument.write(to: file) { sink in
+                let document = ExportDocument(store, sink: sink)
+                var current: String?
+                try recovery.run(object: { found in
+                    if current != found.object.objectID.entityName, let entity = store.mapping.entity(named: found.object.objectID.entityName) {
+                        current = entity.name
+                        document.entity(entity)
+                    }
+                    document.object(found.object)
+                    recovered += 1
+                }, missing: { _ in })
+                document.finish()
+            }
+            session.note("wrote \(recovered) recovered object\(recovered == 1 ? "" : "s") of \(store.path) to \(file)")
+            return
+        }
+        let writer = session.results(output).rows(["entity", "objectID", "state", "source", "confidence", "values"])
+        try recovery.run(object: { found in
+            recovered += 1
+            writer.row([.string(found.object.objectID.entityName), .objectID(found.object.objectID.uri), .string(found.state),
+                        Self.source(found.source), Self.confidence(found.confidence),
+                        .object(found.object.values.map { ($0.key, ExportCommand.exported($0.value)) })])
+        }, missing: { keys in
+            writer.row([.string(keys.entity), .null, .string("keys-missing"),
+                        .object([("kind", .string("Z_PRIMARYKEY")), ("issued", .integer(keys.issued))]),
+                        .object([("level", .string("evidence")),
+                                 ("reason", .string("keys below Z_MAX that no row holds: their objects were deleted, or their saves never committed"))]),
+                        .object([("keys", .string(keys.text)), ("count", .integer(keys.count)), ("recovered", .integer(Int64(keys.recovered)))])])
+        })
+        writer.finish()
+    }
+
+    static func source(_ source: RecoveredObject.Source) -> OutputValue {
+        switch source {
+        case .earlierGeneration(let generation, let deletedBy):
+            return .object([("kind", .string("earlier-generation")), ("generation", .string(generation)), ("deletedBy", .string(deletedBy))])
+        }
+    }
+
+    static func confidence(_ confidence: RecoveredObject.Confidence) -> OutputValue {
+        .object([("level", .string(confidence.level.rawValue)), ("reason", .string(confidence.reason))])
+    }
+}
+
+extension RecoverCommand {
+    static let tool = ToolDeclaration(
+        title: "Recover deleted objects",
+        description: "The objects no live row holds that the store's files still keep: each object a save in the -wal deleted, with "
+            + "its entity, object ID and every value as the generation before that save holds it, where it was found and how sure; "
+            + "then per table the keys below Z_MAX that no row holds ('keys-missing'). Reads only.",
+        answersWithStoreContent: true,
+        arguments: [ToolArgument("entities", .list, "Only these entities (and their sub-entities); every one when left out.")],
+        answer: .rows(.anyObject)
+    ) { a in
+        var command = try RecoverCommand.parse([])
+        command.entities = a.items("entities")
+        return command
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import GRDB
+
+/// The objects no live row holds, read back from the store's files, phase by phase (after
+/// SQLite's `ext/recover/sqlite3recover.c`: each phase a documented step, handing the next
+/// what it found):
+///
+/// 1. `DeletedInPastGenerations`: the rows each commit of the `-wal` deleted, found from the
+///    pages it wrote (`CommitChangeReader`), and the last commit that deleted each;
+/// 2. `LiveRows`: those the store's newest state still holds are dropped (a key deleted and
+///    written again is no deleted object);
+/// 3. `LastVersions`: each is read at the generation before the commit that deleted it, by
+///    SQLite through the generation's image, and named as `export` names an object (its entity,
+///    object ID, every attribute and relationship): exact;
+/// 4. `MissingKeys`: per table, the keys below `Z_PRIMARYKEY.Z_MAX` that no row holds, with how
+///    many of them the phases before read back: the evidence when the bytes are gone.
+///
+/// Read-only: every phase reads through the store's reader or a generation's image.
+public struct StoreRecovery {
+    public let store: PersistentStore
+    /// The concrete entities asked for (with their sub-entities), or every one.
+    public let entities: [EntityMapping]
+
+    public init(_ store: PersistentStore, entities names: [String] = []) throws {
+        self.store = store
+        let all = store.mapping.entities.filter { !$0.isAbstract && $0.entityID != nil }
+        guard !names.isEmpty else {
+            entities = all
+            return
+        }
+        var wanted: Set<String> = []
+        for name in names {
+            guard let entity = store.mapping.entity(named: name) else { throw StoreError.unknownEntity(name: name, suggestion: nil) }
+            wanted.insert(entity.name)
+        }
+        // Sub-entities of a named entity too, as a fetch of it would find them.
+        var grew = true
+        while grew {
+            grew = false
+            for entity in store.mapping.entities where !wanted.contains(entity.name) {
+                if let parent = entity.superentityName, wanted.contains(parent) { wanted.insert(entity.name); grew = true }
+            }
+        }
+        entities = all.filter { wanted.contains($0.name) }
+    }
+
+    /// Hands each recovered object to `object`, oldest deletion first, then each table's
+    /// missing keys to `missing`.
+    public func run(object: (RecoveredObject) throws -> Void, missing: (MissingKeys) throws -> Void) throws {
+        var deleted = try DeletedInPastGenerations(store, entities: entities)
+        try LiveRows.drop(from: &deleted, store: store)
+        try LastVersions.read(deleted, store: store, object)
+        try MissingKeys.find(store, entities: entities, recovered: deleted, missing)
+    }
+}
+
+/// Phase 1: per row, the last commit of the `-wal` that deleted it.
+struct DeletedInPastGenerations {
+    struct Row: Hashable {
+        /// The row's own entity (`Z_ENT`).
+        let entity: Int
+        let key: Int64
+    }
+
+    /// Each deleted row, with the ordinal of the last commit that deleted it.
+    var rows: [Row: Int] = [:]
+
+    init(_ store: PersistentStore, entities: [EntityMapping]) throws {
+        let wanted = Set(entities.compactMap(\.entityID))
+        let timeline = try StoreTimeline.read(path: store.path)
+        // Read at a past generation, the store's newest state is that one: later commits are not its past.
+        let last = store.options.generation.flatMap { token in token.hasPrefix("w") ? Int(token.dropFirst()) : nil } ?? Int.max
+        try CommitChangeReader.read(store, timeline: timeline, transactions: false) { entry, changes in
+            guard let changes, let ordinal = Int(entry.token.dropFirst()), ordinal <= last else { return }
+            for (entity, key) in changes.deleted where wanted.contains(entity) { rows[Row(entity: entity, key: key)] = ordinal }
+        }
+    }
+}
+
+/// Phase 2: rows the store's newest state holds are no deleted objects.
+enum LiveRows {
+    static func drop(from deleted: inout DeletedInPastGenerations, store: PersistentStore) throws {
+        guard !deleted.rows.isEmpty else { return }
+        // Per table: keys are unique in a table, whatever entity of it held them.
+        var byTable: [String: [Int64]] = [:]
+        for row in deleted.rows.keys {
+            guard let entity = store.mapping.entities.first(where: { $0.entityID == row.entity }) else { continue }
+            byTable[entity.table, default: []].append(row.key)
+        }
+        var live: [String: Set<Int64>] = [:]
+        do {
+            try store.reader.read { db in
+                for (table, keys) in byTable {
+                    for chunk in stride(from: 0, to: keys.count, by: 10_000) {
+                        let list = keys[chunk..<min(keys.count, chunk + 10_000)].map(String.init).joined(separator: ",")
+                        let found = try Int64.fetchAll(db, sql: "SELECT Z_PK FROM \(SQL.identifier(table)) WHERE Z_PK IN (\(list))")
+                        live[table, default: []].formUnion(found)
+                    }
+                }
+            }
+        } catch {
+            throw StoreConnection.translate(error, file: store.file)
+        }
+        deleted.rows = deleted.rows.filter { row, _ in
+            guard let entity = store.mapping.entities.first(where: { $0.entityID == row.entity }) else { return false }
+            return live[entity.table]?.contains(row.key) != true
+        }
+    }
+}
+
+/// Phase 3: each deleted row as the generation before its deletion holds it.
+enum LastVersions {
+    static func read(_ deleted: DeletedInPastGenerations, store: PersistentStore, _ body: (RecoveredObject) throws -> Void) throws {
+        var byCommit: [Int: [String: [Int64]]] = [:]
+        for (row, ordinal) in deleted.rows {
+            guard let entity = store.mapping.entities.first(where: { $0.entityID == row.entity }) else { continue }
+            byCommit[ordinal, default: [:]][entity.name, default: []].append(row.key)
+        }
+        for ordinal in byCommit.keys.sorted() {
+            try Cancellation.check()
+            guard let keys = byCommit[ordinal] else { continue }
+            var options = store.options
+            options.generation = "w\(ordinal - 1)"
+            options.log = nil
+            let past = try PersistentStore(path: store.path, options: options)
+            defer { past.close() }
+            let source = RecoveredObject.Source.earlierGeneration(generation: "w\(ordinal - 1)", deletedBy: "w\(ordinal)")
+            let confidence = RecoveredObject.Confidence(level: .exact, reason: "the row as SQLite reads generation w\(ordinal - 1), the save before the one that deleted it")
+            try StoreExport(past, keys: keys).run(entity: { _ in }) { object in
+                try body(RecoveredObject(object: object, source: source, confidence: confidence))
+            }
+        }
+    }
+}
+
+extension MissingKeys {
+    /// Phase 4: per table of the entities asked for, the keys below its root entity's `Z_MAX`
+    /// that no row holds.
+    static func find(_ store: PersistentStore, entities: [EntityMapping], recovered: DeletedInPastGenerations,
+                     _ body: (MissingKeys) throws -> Void) throws {
+        guard store.schema.table("Z_PRIMARYKEY") != nil else { return }
+        var roots: [EntityMapping] = []
+        for entity in entities {
+            var root = entity
+            while let parent = root.superentityName.flatMap({ store.mapping.entity(named: $0) }), parent.table == root.table { root = parent }
+            if !roots.contains(where: { $0.name == root.name }) { roots.append(root) }
+        }
+        var recoveredKeys: [String: Set<Int64>] = [:]
+        for row in recovered.rows.keys {
+            if let entity = store.mapping.entities.first(where: { $0.entityID == row.entity }) { recoveredKeys[entity.table, default: []].insert(row.key) }
+        }
+        do {
+            try store.reader.read { db in
+                for root in roots {
+                    guard let id = root.entityID, store.schema.table(root.table) != nil,
+                          let issued = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [id]), issued > 0 else { continue }
+                    var ranges: [ClosedRange<Int64>] = []
+                    var next: Int64 = 1
+                    let keys = try Int64.fetchCursor(db, sql: "SELECT Z_PK FROM \(SQL.identifier(root.table)) WHERE Z_PK BETWEEN 1 AND ? ORDER BY Z_PK", arguments: [issued])
+                    while let key = try keys.next() {
+                        if key > next { ranges.append(next...(key - 1)) }
+                        next = max(next, key + 1)
+                    }
+                    if next <= issued { ranges.append(next...issued) }
+                    guard !ranges.isEmpty else { continue }
+                    let mine = recoveredKeys[root.table] ?? []
+                    let count = mine.filter { key in ranges.contains { $0.contains(key) } }.count
+                    try body(MissingKeys(entity: root.name, issued: issued, ranges: ranges, recovered: count))
+                }
+            }
+        } catch {
+            throw StoreConnection.translate(error, file: store.file)
+        }
+    }
+}
