@@ -62,7 +62,7 @@ final class MCPServerTests: XCTestCase {
 
         let listed = try XCTUnwrap((try server.send("tools/list")["result"] as? [String: Any])?["tools"] as? [[String: Any]])
         XCTAssertEqual(Set(listed.compactMap { $0["name"] as? String }),
-                       ["info", "entities", "schema", "fetch", "count", "explain", "history", "cloudkit", "sql", "doctor", "model", "migrate", "snapshots", "diff", "generations"])
+                       ["info", "entities", "schema", "fetch", "count", "explain", "history", "cloudkit", "sql", "doctor", "model", "migrate", "snapshots", "diff", "generations", "recover"])
         // Every tool has a title and all four hints, saying it reads, changes nothing and
         // reaches nothing outside the store.
         for tool in listed {

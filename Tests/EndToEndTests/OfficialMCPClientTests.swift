@@ -16,7 +16,7 @@ final class OfficialMCPClientTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         let seen = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], run.stdout + run.stderr)
         XCTAssertEqual(seen["server"] as? String, "cdinspect")
-        XCTAssertEqual(seen["tools"] as? [String], ["cloudkit", "count", "diff", "doctor", "entities", "explain", "fetch", "generations", "history", "info", "migrate", "model", "schema", "snapshots", "sql"])
+        XCTAssertEqual(seen["tools"] as? [String], ["cloudkit", "count", "diff", "doctor", "entities", "explain", "fetch", "generations", "history", "info", "migrate", "model", "recover", "schema", "snapshots", "sql"])
         XCTAssertEqual(seen["titled"] as? Bool, true)
         XCTAssertEqual(seen["withoutOutputSchema"] as? [String], [])
         XCTAssertEqual(seen["schemaFailures"] as? [String], [])

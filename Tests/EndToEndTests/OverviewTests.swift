@@ -5,7 +5,7 @@ import XCTest
 /// grouped, each with its own declaration's abstract; `help COMMAND` is `COMMAND --help`.
 final class OverviewTests: XCTestCase {
     static let commands = ["info", "entities", "schema", "fetch", "count", "explain", "generations", "sql", "batch-update", "batch-delete",
-                           "history", "watch", "cloudkit", "doctor", "profile", "snapshot", "snapshots", "restore", "export", "import", "diff", "create", "pull", "model", "migrate", "stores", "mcp", "browse"]
+                           "history", "watch", "cloudkit", "doctor", "profile", "snapshot", "snapshots", "restore", "export", "recover", "import", "diff", "create", "pull", "model", "migrate", "stores", "mcp", "browse"]
 
     func testHelpListsEveryCommandInItsGroup() throws {
         let help = try CLI.run(["--help"])

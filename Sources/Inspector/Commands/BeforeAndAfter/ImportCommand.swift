@@ -49,7 +49,7 @@ public struct ImportCommand: SessionCommand {
 
     @Option(name: .long, help: ArgumentHelp("Update the object whose KEY attributes hold the incoming values; insert when there is none. "
                                             + "objectID: update the object an object ID of this store names, or put it back under its own ID "
-                                            + "where no row holds it (recover --export).", valueName: "key[,key]"))
+                                            + "where no row holds it (as recover writes them).", valueName: "key[,key]"))
     public var upsert: String?
 
     @Option(name: .long, help: ArgumentHelp("A to-one relationship whose values are the destination's KEY attribute, not object IDs.",
