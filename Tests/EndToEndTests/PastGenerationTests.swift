@@ -411,7 +411,7 @@ final class GenuinePastGenerationTests: XCTestCase {
             }
             let before = try everything()
             let entities = try XCTUnwrap(CLI.json(["entities", store, "--immutable", "--format", "json"]) as? [[String: Any]])
-            for arguments in [["info", store], ["generations", store], ["doctor", store], ["history", store], ["diff", store, "--from", "w0"]] {
+            for arguments in [["info", store], ["generations", store], ["doctor", store], ["history", store], ["diff", store, "--from", "w0"], ["recover", store]] {
                 let run = try CLI.run(arguments + ["--immutable"])
                 XCTAssertTrue([0, 1].contains(run.status), "\(arguments): \(run.stderr)")
                 XCTAssertFalse(run.stderr.contains("error:") && !run.stderr.contains("no persistent history"), "\(arguments): \(run.stderr)")

@@ -51,12 +51,14 @@ public struct RecoverCommand: SessionCommand {
             return
         }
         let writer = session.results(output).rows(["entity", "objectID", "state", "source", "confidence", "values"])
+        var missingKeys: Int64 = 0
         try recovery.run(object: { found in
             recovered += 1
             writer.row([.string(found.object.objectID.entityName), .objectID(found.object.objectID.uri), .string(found.state),
                         Self.source(found.source), Self.confidence(found.confidence),
                         .object(found.object.values.map { ($0.key, ExportCommand.exported($0.value)) })])
         }, missing: { keys in
+            missingKeys += keys.count
             writer.row([.string(keys.entity), .null, .string("keys-missing"),
                         .object([("kind", .string("Z_PRIMARYKEY")), ("issued", .integer(keys.issued))]),
                         .object([("level", .string("evidence")),
@@ -64,6 +66,12 @@ public struct RecoverCommand: SessionCommand {
                         .object([("keys", .string(keys.text)), ("count", .integer(keys.count)), ("recovered", .integer(Int64(keys.recovered)))])])
         })
         writer.finish()
+        if !store.isCoreDataStore {
+            session.note("\(store.path) is not a Core Data store: recover reads Core Data's entity tables (a plain SQLite file's rows are not carved yet)")
+        } else {
+            session.note("\(recovered) deleted object\(recovered == 1 ? "" : "s") read back from the -wal's earlier generations; "
+                         + "\(missingKeys) key\(missingKeys == 1 ? "" : "s") below Z_MAX no row holds")
+        }
     }
 
     static func source(_ source: RecoveredObject.Source) -> OutputValue {
