@@ -104,7 +104,7 @@ final class MCPPagingTests: XCTestCase {
         let tools = try XCTUnwrap((try server.answer(id, within: 10)?["result"] as? [String: Any])?["tools"] as? [[String: Any]])
         let declaring = tools.filter { $0["outputSchema"] != nil }.compactMap { $0["name"] as? String }
         XCTAssertEqual(Set(declaring), Set(tools.compactMap { $0["name"] as? String }))
-        XCTAssertEqual(declaring.count, 15)
+        XCTAssertEqual(declaring.count, 16)
 
         // The model as resources: the whole schema, and one per entity (the views are offered
         // only to a client that declared it shows them, as AppViewTests' does; this one did not).

@@ -12,7 +12,9 @@ import GRDB
 /// 3. `LastVersions`: each is read at the generation before the commit that deleted it, by
 ///    SQLite through the generation's image, and named as `export` names an object (its entity,
 ///    object ID, every attribute and relationship): exact;
-/// 4. `MissingKeys`: per table, the keys below `Z_PRIMARYKEY.Z_MAX` that no row holds, with how
+/// 4. `CarvedRecords`: records in the main file's free space (freeblocks, unallocated space,
+///    pages on the freelist or in no b-tree), whole or rebuilt, none equal to a live row;
+/// 5. `MissingKeys`: per table, the keys below `Z_PRIMARYKEY.Z_MAX` that no row holds, with how
 ///    many of them the phases before read back: the evidence when the bytes are gone.
 ///
 /// Read-only: every phase reads through the store's reader or a generation's image.
@@ -20,14 +22,24 @@ public struct StoreRecovery {
     public let store: PersistentStore
     /// The concrete entities asked for (with their sub-entities), or every one.
     public let entities: [EntityMapping]
+    /// The tables asked for by name, in a plain SQLite file (empty: every one).
+    private let tables: Set<String>
 
     public init(_ store: PersistentStore, entities names: [String] = []) throws {
         self.store = store
         let all = store.mapping.entities.filter { !$0.isAbstract && $0.entityID != nil }
         guard !names.isEmpty else {
             entities = all
+            tables = []
             return
         }
+        guard store.isCoreDataStore else {
+            // A plain SQLite file: the names are its tables'.
+            entities = []
+            tables = Set(names.map { $0.uppercased() })
+            return
+        }
+        tables = []
         var wanted: Set<String> = []
         for name in names {
             guard let entity = store.mapping.entity(named: name) else { throw StoreError.unknownEntity(name: name, suggestion: nil) }
@@ -47,10 +59,24 @@ public struct StoreRecovery {
     /// Hands each recovered object to `object`, oldest deletion first, then each table's
     /// missing keys to `missing`.
     public func run(object: (RecoveredObject) throws -> Void, missing: (MissingKeys) throws -> Void) throws {
+        var recovered: [String: Set<Int64>] = [:]
+        func found(_ record: RecoveredObject) throws {
+            if let key = record.objectID?.primaryKey { recovered[record.table.uppercased(), default: []].insert(key) }
+            try object(record)
+        }
         var deleted = try DeletedInPastGenerations(store, entities: entities)
         try LiveRows.drop(from: &deleted, store: store)
-        try LastVersions.read(deleted, store: store, object)
-        try MissingKeys.find(store, entities: entities, recovered: deleted, missing)
+        try LastVersions.read(deleted, store: store, found)
+        let coreData = store.isCoreDataStore
+        let entityTables = Set(entities.map { $0.table.uppercased() })
+        let tables = self.tables
+        try CarvedRecords(store: store, wanted: { shape in
+            // A Core Data store's entity tables (its own bookkeeping tables are not objects);
+            // a plain file's tables, or those named.
+            coreData ? shape.entityNumbers != nil && entityTables.contains(shape.name.uppercased())
+                : tables.isEmpty || tables.contains(shape.name.uppercased())
+        }).run(found)
+        try MissingKeys.find(store, entities: entities, recovered: recovered, missing)
     }
 }
 
@@ -127,7 +153,9 @@ enum LastVersions {
             let source = RecoveredObject.Source.earlierGeneration(generation: "w\(ordinal - 1)", deletedBy: "w\(ordinal)")
             let confidence = RecoveredObject.Confidence(level: .exact, reason: "the row as SQLite reads generation w\(ordinal - 1), the save before the one that deleted it")
             try StoreExport(past, keys: keys).run(entity: { _ in }) { object in
-                try body(RecoveredObject(object: object, source: source, confidence: confidence))
+                let table = store.mapping.entity(named: object.objectID.entityName)?.table ?? ""
+                try body(RecoveredObject(entity: object.objectID.entityName, table: table, objectID: object.objectID, rowid: object.objectID.primaryKey,
+                                         values: object.values, source: source, confidence: confidence))
             }
         }
     }
@@ -136,7 +164,7 @@ enum LastVersions {
 extension MissingKeys {
     /// Phase 4: per table of the entities asked for, the keys below its root entity's `Z_MAX`
     /// that no row holds.
-    static func find(_ store: PersistentStore, entities: [EntityMapping], recovered: DeletedInPastGenerations,
+    static func find(_ store: PersistentStore, entities: [EntityMapping], recovered recoveredKeys: [String: Set<Int64>],
                      _ body: (MissingKeys) throws -> Void) throws {
         guard store.schema.table("Z_PRIMARYKEY") != nil else { return }
         var roots: [EntityMapping] = []
@@ -144,10 +172,6 @@ extension MissingKeys {
             var root = entity
             while let parent = root.superentityName.flatMap({ store.mapping.entity(named: $0) }), parent.table == root.table { root = parent }
             if !roots.contains(where: { $0.name == root.name }) { roots.append(root) }
-        }
-        var recoveredKeys: [String: Set<Int64>] = [:]
-        for row in recovered.rows.keys {
-            if let entity = store.mapping.entities.first(where: { $0.entityID == row.entity }) { recoveredKeys[entity.table, default: []].insert(row.key) }
         }
         do {
             try store.reader.read { db in
@@ -163,7 +187,7 @@ extension MissingKeys {
                     }
                     if next <= issued { ranges.append(next...issued) }
                     guard !ranges.isEmpty else { continue }
-                    let mine = recoveredKeys[root.table] ?? []
+                    let mine = recoveredKeys[root.table.uppercased()] ?? []
                     let count = mine.filter { key in ranges.contains { $0.contains(key) } }.count
                     try body(MissingKeys(entity: root.name, issued: issued, ranges: ranges, recovered: count))
                 }

@@ -25,7 +25,7 @@ public enum AttributeValue: Sendable, Equatable {
 }
 
 /// What a column holds, before the model says what it means.
-public enum StoredValue: Sendable, Equatable {
+public enum StoredValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)

@@ -38,11 +38,12 @@ public struct RecoverCommand: SessionCommand {
                 let document = ExportDocument(store, sink: sink)
                 var current: String?
                 try recovery.run(object: { found in
-                    if current != found.object.objectID.entityName, let entity = store.mapping.entity(named: found.object.objectID.entityName) {
+                    guard let object = found.exportable else { return }
+                    if current != object.objectID.entityName, let entity = store.mapping.entity(named: object.objectID.entityName) {
                         current = entity.name
                         document.entity(entity)
                     }
-                    document.object(found.object)
+                    document.object(object)
                     recovered += 1
                 }, missing: { _ in })
                 document.finish()
@@ -50,16 +51,16 @@ public struct RecoverCommand: SessionCommand {
             session.note("wrote \(recovered) recovered object\(recovered == 1 ? "" : "s") of \(store.path) to \(file)")
             return
         }
-        let writer = session.results(output).rows(["entity", "objectID", "state", "source", "confidence", "values"])
+        let writer = session.results(output).rows(["entity", "table", "objectID", "state", "source", "confidence", "values"])
         var missingKeys: Int64 = 0
         try recovery.run(object: { found in
             recovered += 1
-            writer.row([.string(found.object.objectID.entityName), .objectID(found.object.objectID.uri), .string(found.state),
+            writer.row([found.entity.map(OutputValue.string) ?? .null, .string(found.table), found.objectID.map { .objectID($0.uri) } ?? .null, .string(found.state),
                         Self.source(found.source), Self.confidence(found.confidence),
-                        .object(found.object.values.map { ($0.key, ExportCommand.exported($0.value)) })])
+                        .object(found.values.map { ($0.key, ExportCommand.exported($0.value)) })])
         }, missing: { keys in
             missingKeys += keys.count
-            writer.row([.string(keys.entity), .null, .string("keys-missing"),
+            writer.row([.string(keys.entity), store.mapping.entity(named: keys.entity).map { .string($0.table) } ?? .null, .null, .string("keys-missing"),
                         .object([("kind", .string("Z_PRIMARYKEY")), ("issued", .integer(keys.issued))]),
                         .object([("level", .string("evidence")),
                                  ("reason", .string("keys below Z_MAX that no row holds: their objects were deleted, or their saves never committed"))]),
@@ -67,7 +68,7 @@ public struct RecoverCommand: SessionCommand {
         })
         writer.finish()
         if !store.isCoreDataStore {
-            session.note("\(store.path) is not a Core Data store: recover reads Core Data's entity tables (a plain SQLite file's rows are not carved yet)")
+            session.note("\(store.path) is not a Core Data store: its rows are named by table and column")
         } else {
             session.note("\(recovered) deleted object\(recovered == 1 ? "" : "s") read back from the -wal's earlier generations; "
                          + "\(missingKeys) key\(missingKeys == 1 ? "" : "s") below Z_MAX no row holds")
@@ -78,6 +79,8 @@ public struct RecoverCommand: SessionCommand {
         switch source {
         case .earlierGeneration(let generation, let deletedBy):
             return .object([("kind", .string("earlier-generation")), ("generation", .string(generation)), ("deletedBy", .string(deletedBy))])
+        case .carved(let page, let offset, let space):
+            return .object([("kind", .string(space.rawValue)), ("page", .integer(Int64(page))), ("offset", .integer(Int64(offset)))])
         }
     }
 

@@ -1,0 +1,58 @@
+import Foundation
+import GRDB
+
+/// Tables a file no longer declares, found from the schema table's own free space: a
+/// dropped table's row of `sqlite_master` (type, name, tbl_name, rootpage, sql) is a deleted
+/// record like any other (fileformat2.html, "2.6 Storage Of The SQL Database Schema"). Its
+/// declaration gives the columns: it is run, alone, in an empty in-memory database, and
+/// SQLite's own `table_info` reads them, as for a live table.
+enum DroppedTables {
+    /// The schema table's shape: five columns, no rowid alias.
+    static let schemaShape = TableShape(name: "sqlite_master", root: 1, columns: ["type", "name", "tbl_name", "rootpage", "sql"],
+                                        affinities: [.text, .text, .text, .integer, .text], rowidColumn: nil, entityNumbers: nil)
+
+    static func find(_ map: PageMap, live: [TableShape]) -> [TableShape] {
+        var known = Set(live.map { $0.name.uppercased() })
+        var found: [TableShape] = []
+        for number in 1...max(1, map.pageCount) where map.owners[number] == .otherTree {
+            let records: [[StoredValue]] = map.withPage(UInt32(number)) { bytes in
+                guard let leaf = BTreePage(bytes, pageNumber: UInt32(number), usableSize: map.usableSize), leaf.kind == .tableLeaf,
+                      Self.isSchemaPage(bytes, leaf: leaf) else { return [] }
+                var records: [[StoredValue]] = []
+                CarvedRecords.freeSpace(bytes, leaf: leaf, shape: schemaShape, usable: map.usableSize) { cell, _ in records.append(cell.values) }
+                return records
+            } ?? []
+            for values in records {
+                guard values.count == 5, case .text("table") = values[0], case .text(let name) = values[1],
+                      case .integer(let root) = values[3], root > 1, root <= Int64(map.pageCount), case .text(let sql) = values[4],
+                      !known.contains(name.uppercased()), let shape = shape(name: name, root: UInt32(root), sql: sql) else { continue }
+                known.insert(name.uppercased())
+                found.append(shape)
+            }
+        }
+        return found
+    }
+
+    /// Whether a leaf is the schema table's: its live cells are rows of `sqlite_master`.
+    private static func isSchemaPage(_ bytes: UnsafeRawBufferPointer, leaf: BTreePage) -> Bool {
+        guard leaf.cellCount > 0 else { return leaf.headerStart == DatabaseHeader.size }
+        return (0..<leaf.cellCount).allSatisfy { index in
+            guard let offset = leaf.cellOffset(index), let cell = leaf.tableCell(at: offset) else { return false }
+            return RecordFormat.columnCount(bytes, record: cell.local) == 5
+        }
+    }
+
+    /// The shape a `CREATE TABLE` declares, read by SQLite from an empty in-memory database;
+    /// nil for anything else (one statement only, a table's).
+    static func shape(name: String, root: UInt32, sql: String) -> TableShape? {
+        guard sql.range(of: "CREATE TABLE", options: [.caseInsensitive, .anchored]) != nil, let queue = try? DatabaseQueue() else { return nil }
+        return try? queue.write { db -> TableShape? in
+            let statement = try db.makeStatement(sql: sql)
+            try statement.execute()
+            guard let table = try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") else { return nil }
+            return try TableShape.read(db, mapping: nil).first { $0.name == table }.map {
+                TableShape(name: name, root: root, columns: $0.columns, affinities: $0.affinities, rowidColumn: $0.rowidColumn, entityNumbers: nil)
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// A database file's pages, read one at a time with `pread` into one buffer, and what each
+/// page is: a page of some b-tree (which table's leaf, for a table), a freelist page, or
+/// none (fileformat2.html, "1.5 The Freelist", "1.6 B-tree Pages").
+///
+/// Every b-tree is walked from its root, each page visited at most once, so a loop, a page
+/// claimed by two trees or a child past the file's end ends that branch, never the walk.
+final class PageMap {
+    enum Owner: Equatable {
+        case none
+        /// A page of the b-tree of `shapes[index]` (a table), a leaf or not.
+        case table(index: Int, leaf: Bool)
+        /// A page of an index, or of a table not carved.
+        case otherTree
+        case freelist
+    }
+
+    let pageSize: Int
+    let usableSize: Int
+    let pageCount: Int
+    private let descriptor: Int32
+    private var buffer: [UInt8]
+    private(set) var owners: [Owner]
+
+    /// Opens `path` read-only; nil when it cannot be read or is no database.
+    init?(path: String) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var header = [UInt8](repeating: 0, count: DatabaseHeader.size)
+        guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, DatabaseHeader.size, 0) }) == DatabaseHeader.size,
+              let parsed = header.withUnsafeBytes({ DatabaseHeader($0) }), parsed.pageSize >= 512 else {
+            close(fd)
+            return nil
+        }
+        var info = stat()
+        fstat(fd, &info)
+        descriptor = fd
+        pageSize = parsed.pageSize
+        usableSize = parsed.usableSize
+        pageCount = Int(info.st_size) / parsed.pageSize
+        buffer = [UInt8](repeating: 0, count: parsed.pageSize)
+        owners = Array(repeating: .none, count: pageCount + 1)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Calls `body` with page `number`'s bytes (valid during the call); nil when it cannot be read.
+    func withPage<T>(_ number: UInt32, _ body: (UnsafeRawBufferPointer) -> T) -> T? {
+        guard number >= 1, Int(number) <= pageCount else { return nil }
+        let size = pageSize
+        let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, size, off_t(Int64(number - 1) * Int64(size))) }
+        guard got == size else { return nil }
+        return buffer.withUnsafeBytes(body)
+    }
+
+    /// Marks the pages of the b-tree at `root` as `owner`'s (`.table` gets `leaf` set per page).
+    func walk(root: UInt32, as owner: Owner) {
+        var pending = [root]
+        while let number = pending.popLast() {
+            guard Int(number) <= pageCount, number >= 1, owners[Int(number)] == .none else { continue }
+            let children: [UInt32]? = withPage(number) { bytes in
+                guard let page = BTreePage(bytes, pageNumber: number, usableSize: usableSize) else { return nil }
+                if case .table(let index, _) = owner { owners[Int(number)] = .table(index: index, leaf: page.kind.isLeaf) } else { owners[Int(number)] = owner }
+                guard !page.kind.isLeaf else { return [] }
+                var children: [UInt32] = []
+                for index in 0..<page.cellCount {
+                    if let offset = page.cellOffset(index), let child = FormatBytes.u32(bytes, offset) { children.append(child) }
+                }
+                if let right = page.rightChild { children.append(right) }
+                return children
+            } ?? nil
+            pending += children ?? []
+        }
+    }
+
+    /// Marks the freelist's trunk and leaf pages (header offsets 32 and 36).
+    func walkFreelist() {
+        guard let (first, total) = withPage(1, { bytes in (FormatBytes.u32(bytes, 32) ?? 0, FormatBytes.u32(bytes, 36) ?? 0) }) else { return }
+        var trunk = first
+        var seen = 0
+        while trunk != 0, Int(trunk) <= pageCount, owners[Int(trunk)] == .none, seen <= Int(total) {
+            owners[Int(trunk)] = .freelist
+            seen += 1
+            let next: (UInt32, [UInt32])? = withPage(trunk) { bytes in
+                let count = min(Int(FormatBytes.u32(bytes, 4) ?? 0), (usableSize - 8) / 4)
+                return (FormatBytes.u32(bytes, 0) ?? 0, (0..<count).compactMap { FormatBytes.u32(bytes, 8 + $0 * 4) })
+            }
+            guard let (following, leaves) = next else { break }
+            for leaf in leaves where Int(leaf) <= pageCount && leaf >= 1 && owners[Int(leaf)] == .none {
+                owners[Int(leaf)] = .freelist
+                seen += 1
+            }
+            trunk = following
+        }
+    }
+}
