@@ -23,6 +23,7 @@ let readers: [(name: String, products: [String])] = [
     ("FuzzWholeStore", ["ManagedStore", "Inspector"]),
     ("FuzzWAL", ["ManagedStore"]),
     ("FuzzBTreePage", ["ManagedStore"]),
+    ("FuzzCellCarver", ["ManagedStore"]),
 ]
 let nio = ["NIOCore", "NIOEmbedded", "NIOHTTP1"]
 

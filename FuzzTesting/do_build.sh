@@ -23,7 +23,7 @@ case "${1:-}" in
 esac
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(FuzzKeyedArchive FuzzBinaryPlist FuzzNSPredicate FuzzSwiftPredicate FuzzModelCache FuzzModelXML FuzzMappingModel
-    FuzzSQLDebugLog FuzzImportJSON FuzzImportCSV FuzzSwiftDataJSON FuzzMCPLine FuzzHTTPRequest FuzzWholeStore FuzzWAL FuzzBTreePage)
+    FuzzSQLDebugLog FuzzImportJSON FuzzImportCSV FuzzSwiftDataJSON FuzzMCPLine FuzzHTTPRequest FuzzWholeStore FuzzWAL FuzzBTreePage FuzzCellCarver)
 [ -d Corpus ] || ./seeds.sh
 bin=$(swift build "${flags[@]}" --show-bin-path)
 mkdir -p findings logs

@@ -131,7 +131,9 @@ for path in stores + ["../Examples/People.sqlite"]:
             if size < 512: break
             f.seek((number - 1) * size)
             page = f.read(size)
-            if len(page) == size: put("FuzzBTreePage", bytes([number == 1]) + page)
+            if len(page) == size:
+                put("FuzzBTreePage", bytes([number == 1]) + page)
+                for shape in range(4): put("FuzzCellCarver", bytes([shape << 1 | (number == 1)]) + page)
 for name in sorted(os.listdir("Corpus")):
     print(f"{name}: {len(os.listdir(f'Corpus/{name}'))} seeds")
 PY

@@ -55,6 +55,11 @@ final class FailCaseTests: XCTestCase {
                 if let opened = try? PersistentStore(path: store, options: .init(generation: entry.token)) { opened.close() }
             }
         },
+        // FuzzCellCarver: the first byte picks the shape and page 1 or another, the rest is the page.
+        "CellCarver": { bytes in
+            guard let first = bytes.first else { return }
+            CarvingReading.carveAll(Array(bytes.dropFirst()), shape: Int(first >> 1), pageNumber: first & 1 == 1 ? 1 : 2)
+        },
         // FuzzBTreePage: the first byte picks page 1 or another, the rest is the page.
         "BTreePage": { bytes in
             guard let first = bytes.first else { return }

@@ -69,8 +69,13 @@ public struct MissingKeys: Sendable, Equatable {
 
     public var count: Int64 { ranges.reduce(0) { $0 + ($1.upperBound - $1.lowerBound + 1) } }
 
-    /// `3-7, 12`: the ranges as a person reads them.
+    /// At most this many ranges are written out in `text`; the count says how many keys in all.
+    public static let rangesShown = 1000
+
+    /// `3-7, 12`: the ranges as a person reads them (the first `rangesShown`, then how many more).
     public var text: String {
-        ranges.map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ", ")
+        let shown = ranges.prefix(Self.rangesShown).map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }
+        let more = ranges.count - shown.count
+        return shown.joined(separator: ", ") + (more > 0 ? ", … and \(more) more range\(more == 1 ? "" : "s")" : "")
     }
 }

@@ -53,8 +53,10 @@ public struct RecoverCommand: SessionCommand {
         }
         let writer = session.results(output).rows(["entity", "table", "objectID", "state", "source", "confidence", "values"])
         var missingKeys: Int64 = 0
+        var carved = 0
         try recovery.run(object: { found in
             recovered += 1
+            if case .carved = found.source { carved += 1 }
             writer.row([found.entity.map(OutputValue.string) ?? .null, .string(found.table), found.objectID.map { .objectID($0.uri) } ?? .null, .string(found.state),
                         Self.source(found.source), Self.confidence(found.confidence),
                         .object(found.values.map { ($0.key, ExportCommand.exported($0.value)) })])
@@ -68,10 +70,11 @@ public struct RecoverCommand: SessionCommand {
         })
         writer.finish()
         if !store.isCoreDataStore {
-            session.note("\(store.path) is not a Core Data store: its rows are named by table and column")
+            session.note("\(recovered) deleted row\(recovered == 1 ? "" : "s") carved from free space (\(store.path) is not a Core Data store: "
+                         + "its rows are named by table and column)")
         } else {
-            session.note("\(recovered) deleted object\(recovered == 1 ? "" : "s") read back from the -wal's earlier generations; "
-                         + "\(missingKeys) key\(missingKeys == 1 ? "" : "s") below Z_MAX no row holds")
+            session.note("\(recovered) deleted object\(recovered == 1 ? "" : "s") read back (\(recovered - carved) from the -wal's earlier generations, "
+                         + "\(carved) carved from free space); \(missingKeys) key\(missingKeys == 1 ? "" : "s") below Z_MAX no row holds")
         }
     }
 

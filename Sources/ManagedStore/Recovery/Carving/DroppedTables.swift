@@ -43,9 +43,12 @@ enum DroppedTables {
     }
 
     /// The shape a `CREATE TABLE` declares, read by SQLite from an empty in-memory database;
-    /// nil for anything else (one statement only, a table's).
+    /// nil for anything else: one statement only, a table's, with no query in it (the bytes
+    /// are user input, and `CREATE TABLE … AS SELECT` would run one, a recursive one forever).
     static func shape(name: String, root: UInt32, sql: String) -> TableShape? {
-        guard sql.range(of: "CREATE TABLE", options: [.caseInsensitive, .anchored]) != nil, let queue = try? DatabaseQueue() else { return nil }
+        guard sql.range(of: "CREATE TABLE", options: [.caseInsensitive, .anchored]) != nil, sql.count <= 100_000,
+              sql.range(of: "SELECT", options: .caseInsensitive) == nil, sql.range(of: "VALUES", options: .caseInsensitive) == nil,
+              let queue = try? DatabaseQueue() else { return nil }
         return try? queue.write { db -> TableShape? in
             let statement = try db.makeStatement(sql: sql)
             try statement.execute()
