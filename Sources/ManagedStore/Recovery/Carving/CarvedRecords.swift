@@ -72,20 +72,24 @@ struct CarvedRecords {
                             guard !cells.isEmpty else { continue }
                             for cell in cells { found.append((shape, cell, .freePage)) }
                             Self.freeSpace(bytes, leaf: leaf, shape: shape, usable: usable) { cell, _ in found.append((shape, cell, .freePage)) }
-                        } else {
+                        } else if owner == .freelist {
+                            // Only a trunk's page: a page in no tree that is no leaf holds nothing to read.
                             var any = false
                             CellCarver.scan(bytes, region: 0..<usable, shape: shape, usable: usable) { cell in
                                 any = true
                                 found.append((shape, cell, .freePage))
                             }
                             guard any else { continue }
+                        } else {
+                            continue
                         }
                         break
                     }
                 }
             }
-            for (shape, cell, space) in found {
-                guard try !liveRows.holds(cell, shape: shape) else { continue }
+            let held = try liveRows.holds(found.map { ($0.1, $0.0) })
+            for ((shape, cell, space), isLive) in zip(found, held) {
+                guard !isLive else { continue }
                 var hasher = Hasher()
                 hasher.combine(shape.name)
                 hasher.combine(cell.rowid)
@@ -119,6 +123,35 @@ struct CarvedRecords {
         CellCarver.scan(bytes, region: leaf.unallocated, shape: shape, usable: usable) { body($0, .unallocated) }
     }
 
+    /// Where an entity's attributes and to-ones are among its table's columns, worked out once.
+    final class EntityColumns {
+        struct ToOne {
+            let name: String
+            let index: Int
+            let destination: String
+            let entityIndex: Int?
+        }
+        let attributes: [(attribute: AttributeMapping, index: Int)]
+        let toOnes: [ToOne]
+
+        init(_ entity: EntityMapping, shape: TableShape) {
+            var positions: [String: Int] = [:]
+            for (index, column) in shape.columns.enumerated() where positions[column.uppercased()] == nil { positions[column.uppercased()] = index }
+            attributes = entity.attributes.compactMap { a in a.column.flatMap { positions[$0.uppercased()] }.map { (a, $0) } }
+            toOnes = entity.relationships.compactMap { r in
+                guard case .foreignKey(let column, let entityColumn) = r.storage, let index = positions[column.uppercased()] else { return nil }
+                return ToOne(name: r.relationship.name, index: index, destination: r.relationship.destinationEntityName,
+                             entityIndex: entityColumn.flatMap { positions[$0.uppercased()] })
+            }
+        }
+    }
+
+    let columnsCache = ColumnsCache()
+
+    final class ColumnsCache {
+        var byEntity: [String: EntityColumns] = [:]
+    }
+
     /// The record in Core Data's terms where its table is an entity's, by column otherwise.
     private func named(_ cell: CellCarver.Cell, shape: TableShape, source: RecoveredObject.Source) -> RecoveredObject {
         let confidence = cell.rebuilt
@@ -127,23 +160,24 @@ struct CarvedRecords {
         var values = cell.values
         if let alias = shape.rowidColumn, let rowid = cell.rowid, alias < values.count { values[alias] = .integer(rowid) }
         if shape.entityNumbers != nil, values.count > 1, case .integer(let number) = values[1], let entity = store.mapping.entity(withID: Int(number)) {
+            let key = shape.name + "\u{0}" + entity.name
+            let columns = columnsCache.byEntity[key] ?? EntityColumns(entity, shape: shape)
+            columnsCache.byEntity[key] = columns
             var named: [(key: String, value: ObjectValue)] = []
-            for attribute in entity.attributes {
-                guard let column = attribute.column, let index = shape.columns.firstIndex(where: { $0.caseInsensitiveCompare(column) == .orderedSame }),
-                      index < values.count else { continue }
+            named.reserveCapacity(columns.attributes.count + columns.toOnes.count)
+            for (attribute, index) in columns.attributes where index < values.count {
                 named.append((attribute.attribute.name, .attribute(AttributeValueDecoder.decode(values[index], as: attribute.attribute, store: store.file))))
             }
-            for relationship in entity.relationships {
-                guard case .foreignKey(let column, let entityColumn) = relationship.storage,
-                      let index = shape.columns.firstIndex(where: { $0.caseInsensitiveCompare(column) == .orderedSame }), index < values.count else { continue }
-                guard case .integer(let key) = values[index] else {
-                    named.append((relationship.relationship.name, .toOne(nil)))
+            for toOne in columns.toOnes where toOne.index < values.count {
+                guard case .integer(let key) = values[toOne.index] else {
+                    named.append((toOne.name, .toOne(nil)))
                     continue
                 }
-                var destination = relationship.relationship.destinationEntityName
-                if let entityColumn, let at = shape.columns.firstIndex(of: entityColumn), at < values.count, case .integer(let n) = values[at],
-                   let concrete = store.mapping.entity(withID: Int(n)) { destination = concrete.name }
-                named.append((relationship.relationship.name, .toOne(ObjectID(storeUUID: store.uuid, entityName: destination, primaryKey: key))))
+                var destination = toOne.destination
+                if let at = toOne.entityIndex, at < values.count, case .integer(let n) = values[at], let concrete = store.mapping.entity(withID: Int(n)) {
+                    destination = concrete.name
+                }
+                named.append((toOne.name, .toOne(ObjectID(storeUUID: store.uuid, entityName: destination, primaryKey: key))))
             }
             let objectID = cell.rowid.map { ObjectID(storeUUID: store.uuid, entityName: entity.name, primaryKey: $0) }
             return RecoveredObject(entity: entity.name, table: shape.name, objectID: objectID, rowid: cell.rowid, values: named,
@@ -175,15 +209,32 @@ struct LiveRowSet {
         self.store = store
     }
 
-    /// Whether a live row is this record, or (a Core Data table's) a later version of it.
-    mutating func holds(_ cell: CellCarver.Cell, shape: TableShape) throws -> Bool {
-        do {
-            if let rowid = cell.rowid {
-                let row = try store.reader.read { db in try Row.fetchOne(db, sql: "SELECT * FROM \(SQL.identifier(shape.name)) WHERE rowid = ?", arguments: [rowid]) }
-                guard let row else { return false }
-                if shape.entityNumbers != nil { return true }
-                return Self.values(row, shape: shape) == cell.values
+    /// For each record, whether a live row is it, or (a Core Data table's) a later version of
+    /// it: one read for them all (a page's).
+    mutating func holds(_ records: [(CellCarver.Cell, TableShape)]) throws -> [Bool] {
+        guard !records.isEmpty else { return [] }
+        var answers: [Bool?] = Array(repeating: nil, count: records.count)
+        try store.reader.read { db in
+            for (index, (cell, shape)) in records.enumerated() {
+                guard let rowid = cell.rowid else { continue }
+                // A table the newest state no longer has (dropped): no live row holds anything.
+                guard let statement = try? db.cachedStatement(sql: "SELECT * FROM \(SQL.identifier(shape.name)) WHERE rowid = ?") else {
+                    answers[index] = false
+                    continue
+                }
+                guard let row = try Row.fetchOne(statement, arguments: [rowid]) else {
+                    answers[index] = false
+                    continue
+                }
+                answers[index] = shape.entityNumbers != nil || Self.values(row, shape: shape) == cell.values
             }
+        }
+        return try zip(records, answers).map { record, answer in try answer ?? holds(record.0, shape: record.1) }
+    }
+
+    /// Whether a live row is this record (its rowid lost): among the hashes of the table's rows.
+    private mutating func holds(_ cell: CellCarver.Cell, shape: TableShape) throws -> Bool {
+        do {
             if hashes[shape.name] == nil {
                 var all: [Int] = []
                 try store.reader.read { db in

@@ -71,7 +71,7 @@ enum CellCarver {
         var best: (rank: Int, cell: Cell, end: Int)?
         var tied = false
         // The record header starts after the payload size and rowid varints: 2 to 6 bytes in.
-        for headerStart in (region.lowerBound + 2)...(region.lowerBound + 6) {
+        for headerStart in (region.lowerBound + 2)...(region.lowerBound + 6) where headerStart < region.upperBound {
             for guess in typeGuesses(shape: shape, lostTypeBytes: max(0, lost - headerStart - 1)) {
                 let typesFrom = headerStart + 1 + guess.count
                 guard let types = readTypes(bytes, from: typesFrom, count: shape.columns.count - guess.count, limit: region.upperBound) else { continue }

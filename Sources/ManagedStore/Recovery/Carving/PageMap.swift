@@ -27,14 +27,14 @@ final class PageMap {
     init?(path: String) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
+        var info = stat()
         var header = [UInt8](repeating: 0, count: DatabaseHeader.size)
         guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, DatabaseHeader.size, 0) }) == DatabaseHeader.size,
-              let parsed = header.withUnsafeBytes({ DatabaseHeader($0) }), parsed.pageSize >= 512 else {
+              let parsed = header.withUnsafeBytes({ DatabaseHeader($0) }), parsed.pageSize >= 512,
+              fstat(fd, &info) == 0, Int(info.st_size) >= parsed.pageSize else {
             close(fd)
             return nil
         }
-        var info = stat()
-        fstat(fd, &info)
         descriptor = fd
         pageSize = parsed.pageSize
         usableSize = parsed.usableSize
