@@ -188,7 +188,15 @@ extension MissingKeys {
                     if next <= issued { ranges.append(next...issued) }
                     guard !ranges.isEmpty else { continue }
                     let mine = recoveredKeys[root.table.uppercased()] ?? []
-                    let count = mine.filter { key in ranges.contains { $0.contains(key) } }.count
+                    // Ranges are in order: each key found by binary search.
+                    let count = mine.filter { key in
+                        var low = 0, high = ranges.count
+                        while low < high {
+                            let middle = (low + high) / 2
+                            if ranges[middle].upperBound < key { low = middle + 1 } else { high = middle }
+                        }
+                        return low < ranges.count && ranges[low].contains(key)
+                    }.count
                     try body(MissingKeys(entity: root.name, issued: issued, ranges: ranges, recovered: count))
                 }
             }
