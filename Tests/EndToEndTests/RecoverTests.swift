@@ -64,6 +64,30 @@ final class RecoverTests: ExampleStoreTestCase {
         XCTAssertEqual(diff.stdout, "entity,change,objectID,key,old,new\n")
     }
 
+    /// After a checkpoint the -wal's generations are gone: the deleted objects are carved from
+    /// the main file's free space, each under its entity, with its values (and its object ID
+    /// where its cell is whole), and no live object is listed.
+    func testAfterACheckpointTheDeletedObjectsAreCarvedFromFreeSpace() throws {
+        try SQLiteShell.run(store, "PRAGMA wal_checkpoint(TRUNCATE)")
+        let names = try SQLiteShell.read(store, "SELECT ZNAME FROM ZPERSON WHERE Z_PK IN (5, 6, 20) ORDER BY Z_PK")
+            .split(separator: "\n").map(String.init)
+        // The sqlite3 shell's Debian build turns secure_delete on; Core Data's SQLite leaves it off.
+        try SQLiteShell.run(store, "PRAGMA secure_delete = 0; BEGIN; DELETE FROM Z_3TAGS WHERE Z_3PEOPLE IN (5, 6, 20); "
+                            + "UPDATE ZCAR SET ZOWNER = NULL, Z_OPT = Z_OPT + 1 WHERE ZOWNER IN (5, 6, 20); "
+                            + "DELETE FROM ZPERSON WHERE Z_PK IN (5, 6, 20); COMMIT; PRAGMA wal_checkpoint(TRUNCATE);")
+        let listed = try XCTUnwrap(CLI.json(["recover", store, "Person", "--format", "json"]) as? [[String: Any]])
+        let deleted = listed.filter { $0["state"] as? String == "deleted" }
+        XCTAssertEqual(Set(deleted.compactMap { ($0["values"] as? [String: Any])?["name"] as? String }), Set(names), "\(deleted)")
+        XCTAssertTrue(deleted.allSatisfy { $0["entity"] as? String == "Person" && $0["table"] as? String == "ZPERSON" })
+        XCTAssertTrue(deleted.allSatisfy { ["freeblock", "unallocated", "free-page"].contains(($0["source"] as? [String: Any])?["kind"] as? String ?? "") })
+        // Whole cells keep their object IDs; none names a live object.
+        let live = Set(try SQLiteShell.read(store, "SELECT Z_PK FROM ZPERSON").split(separator: "\n").map { uri("Person/p\($0)") })
+        for id in deleted.compactMap({ $0["objectID"] as? String }) {
+            XCTAssertTrue([uri("Person/p5"), uri("Person/p6"), uri("Person/p20")].contains(id), id)
+            XCTAssertFalse(live.contains(id), id)
+        }
+    }
+
     /// A dry run writes nothing, and so folds none of the -wal's saves away either.
     func testADryRunImportLeavesTheWALsSavesReadable() throws {
         try SQLiteShell.run(store, "PRAGMA wal_checkpoint(TRUNCATE)")
