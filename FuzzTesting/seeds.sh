@@ -134,6 +134,13 @@ for path in stores + ["../Examples/People.sqlite"]:
             if len(page) == size:
                 put("FuzzBTreePage", bytes([number == 1]) + page)
                 for shape in range(4): put("FuzzCellCarver", bytes([shape << 1 | (number == 1)]) + page)
+# The public SQLite forensic corpus's pages, when Benchmarks/forensic-corpus.sh has cloned it:
+# deleted records in freeblocks, pages all of whose cells were deleted, freelist trunks.
+for db in glob.glob("../Benchmarks/out/sqlite-forensic-corpus/sqlite_forensic_corpus_v1.0/0[A-E]/*.db"):
+    data = open(db, "rb").read()
+    size = int.from_bytes(data[16:18], "big") or 65536
+    for n in range(len(data) // size):
+        for shape in (0, 2): put("FuzzCellCarver", bytes([shape << 1 | (n == 0)]) + data[n * size:(n + 1) * size])
 for name in sorted(os.listdir("Corpus")):
     print(f"{name}: {len(os.listdir(f'Corpus/{name}'))} seeds")
 PY

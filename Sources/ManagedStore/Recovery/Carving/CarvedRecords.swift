@@ -88,6 +88,7 @@ struct CarvedRecords {
                 }
             }
             let held = try liveRows.holds(found.map { ($0.1, $0.0) })
+            let unreadable = liveRows.unreadable
             for ((shape, cell, space), isLive) in zip(found, held) {
                 guard !isLive else { continue }
                 var hasher = Hasher()
@@ -95,7 +96,8 @@ struct CarvedRecords {
                 hasher.combine(cell.rowid)
                 hasher.combine(cell.values)
                 guard reported.insert(hasher.finalize()).inserted else { continue }
-                try body(named(cell, shape: shape, source: .carved(page: page, offset: cell.offset, space: space)))
+                try body(named(cell, shape: shape, source: .carved(page: page, offset: cell.offset, space: space),
+                               uncompared: unreadable.contains(shape.name)))
             }
         }
     }
@@ -153,10 +155,11 @@ struct CarvedRecords {
     }
 
     /// The record in Core Data's terms where its table is an entity's, by column otherwise.
-    private func named(_ cell: CellCarver.Cell, shape: TableShape, source: RecoveredObject.Source) -> RecoveredObject {
+    private func named(_ cell: CellCarver.Cell, shape: TableShape, source: RecoveredObject.Source, uncompared: Bool) -> RecoveredObject {
+        let caveat = uncompared ? "; the file is damaged under \(shape.name), so it could not be compared with every live row" : ""
         let confidence = cell.rebuilt
-            ? RecoveredObject.Confidence(level: .rebuilt, reason: "a freed cell whose first four bytes the freeblock header overwrote: its rowid is lost, and the serial types it held were rebuilt from the table's column types")
-            : RecoveredObject.Confidence(level: .intact, reason: "a whole cell no live row holds: its rowid and every value parse as a row of \(shape.name)")
+            ? RecoveredObject.Confidence(level: .rebuilt, reason: "a freed cell whose first four bytes the freeblock header overwrote: its rowid is lost, and the serial types it held were rebuilt from the table's column types" + caveat)
+            : RecoveredObject.Confidence(level: .intact, reason: "a whole cell no live row holds: its rowid and every value parse as a row of \(shape.name)" + caveat)
         var values = cell.values
         if let alias = shape.rowidColumn, let rowid = cell.rowid, alias < values.count { values[alias] = .integer(rowid) }
         if shape.entityNumbers != nil, values.count > 1, case .integer(let number) = values[1], let entity = store.mapping.entity(withID: Int(number)) {
@@ -204,6 +207,9 @@ struct CarvedRecords {
 struct LiveRowSet {
     let store: PersistentStore
     private var hashes: [String: [Int]] = [:]
+    /// Tables whose live rows could not all be read (a damaged file): their records could not
+    /// be compared with every live row.
+    private(set) var unreadable: Set<String> = []
 
     init(store: PersistentStore) {
         self.store = store
@@ -214,7 +220,8 @@ struct LiveRowSet {
     mutating func holds(_ records: [(CellCarver.Cell, TableShape)]) throws -> [Bool] {
         guard !records.isEmpty else { return [] }
         var answers: [Bool?] = Array(repeating: nil, count: records.count)
-        try store.reader.read { db in
+        // Without a transaction: a damaged page makes one statement fail, not the whole read.
+        store.reader.unsafeRead { db in
             for (index, (cell, shape)) in records.enumerated() {
                 guard let rowid = cell.rowid else { continue }
                 // A table the newest state no longer has (dropped): no live row holds anything.
@@ -222,7 +229,16 @@ struct LiveRowSet {
                     answers[index] = false
                     continue
                 }
-                guard let row = try Row.fetchOne(statement, arguments: [rowid]) else {
+                // A damaged page under the live table: not known to be live (said in the record).
+                let found: Row?
+                do {
+                    found = try Row.fetchOne(statement, arguments: [rowid])
+                } catch {
+                    answers[index] = false
+                    unreadable.insert(shape.name)
+                    continue
+                }
+                guard let row = found else {
                     answers[index] = false
                     continue
                 }
@@ -237,7 +253,7 @@ struct LiveRowSet {
         do {
             if hashes[shape.name] == nil {
                 var all: [Int] = []
-                try store.reader.read { db in
+                try store.reader.unsafeRead { db in
                     let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \(SQL.identifier(shape.name))")
                     while let row = try rows.next() { all.append(Self.hash(Self.values(row, shape: shape))) }
                 }
@@ -252,7 +268,9 @@ struct LiveRowSet {
             }
             return low < list.count && list[low] == wanted
         } catch {
-            // A table the newest state no longer has (dropped): no live row holds anything.
+            // A table the newest state no longer has (dropped): no live row holds anything; a
+            // damaged one cannot be compared with.
+            if store.schema.table(shape.name) != nil { unreadable.insert(shape.name) }
             return false
         }
     }
