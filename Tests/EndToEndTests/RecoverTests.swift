@@ -86,6 +86,14 @@ final class RecoverTests: ExampleStoreTestCase {
             XCTAssertTrue([uri("Person/p5"), uri("Person/p6"), uri("Person/p20")].contains(id), id)
             XCTAssertFalse(live.contains(id), id)
         }
+        // Put back: those whose key survived under it, the others under new keys.
+        let exported = folder.appendingPathComponent("carved.json").path
+        XCTAssertEqual(try CLI.run(["recover", store, "Person", "--export", exported]).status, 0)
+        let imported = try CLI.run(["import", store, exported, "--upsert", "objectID"])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertTrue(imported.stdout.contains("inserted 3 Person"), imported.stdout)
+        XCTAssertEqual(Set(try SQLiteShell.read(store, "SELECT ZNAME FROM ZPERSON WHERE ZNAME IN (\(names.map { "'\($0)'" }.joined(separator: ",")))")
+            .split(separator: "\n").map(String.init)), Set(names))
     }
 
     /// A dry run writes nothing, and so folds none of the -wal's saves away either.

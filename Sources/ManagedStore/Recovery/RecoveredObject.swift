@@ -50,9 +50,6 @@ public struct RecoveredObject: Sendable {
     public let confidence: Confidence
     /// What the record is: a deleted object (or row).
     public var state: String { "deleted" }
-
-    /// As `export` names an object, for `--export` (nil without an object ID).
-    public var exportable: StoreDiff.Object? { objectID.map { StoreDiff.Object(objectID: $0, values: values) } }
 }
 
 /// Keys of one table that `Z_PRIMARYKEY` says were issued and no row holds: the objects they

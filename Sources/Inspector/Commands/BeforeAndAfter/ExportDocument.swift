@@ -33,10 +33,15 @@ final class ExportDocument {
     }
 
     func object(_ object: StoreDiff.Object) {
+        self.object(object.objectID, values: object.values)
+    }
+
+    /// An object, with its object ID where it has one (an import inserts one without under a new key).
+    func object(_ objectID: ObjectID?, values: [(key: String, value: ObjectValue)]) {
         sink.write(objects == 0 ? "\n    " : ",\n    ")
         objects += 1
-        var pairs: [(String, OutputValue)] = [("objectID", .objectID(object.objectID.uri))]
-        for (key, value) in object.values { pairs.append((key, ExportCommand.exported(value))) }
+        var pairs: [(String, OutputValue)] = objectID.map { [("objectID", .objectID($0.uri))] } ?? []
+        for (key, value) in values { pairs.append((key, ExportCommand.exported(value))) }
         OutputValue.nesting(pairs, leaves: leaves).writeJSON(to: sink)
     }
 

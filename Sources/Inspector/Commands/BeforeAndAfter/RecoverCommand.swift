@@ -38,12 +38,14 @@ public struct RecoverCommand: SessionCommand {
                 let document = ExportDocument(store, sink: sink)
                 var current: String?
                 try recovery.run(object: { found in
-                    guard let object = found.exportable else { return }
-                    if current != object.objectID.entityName, let entity = store.mapping.entity(named: object.objectID.entityName) {
+                    // An object of an entity: with its object ID where its key survives (a rebuilt
+                    // cell's is lost: an import inserts it under a new one); a plain table's row is no object.
+                    guard let name = found.entity, let entity = store.mapping.entity(named: name) else { return }
+                    if current != entity.name {
                         current = entity.name
                         document.entity(entity)
                     }
-                    document.object(object)
+                    document.object(found.objectID, values: found.values)
                     recovered += 1
                 }, missing: { _ in })
                 document.finish()
