@@ -9,13 +9,17 @@ public struct RecoverCommand: SessionCommand {
         commandName: "recover",
         abstract: "List the objects no live row holds that the store's files still keep, as Core Data names them.",
         discussion: """
-            One record per object: its entity, object ID, state ('deleted'), source, confidence and values (every \
-            attribute and relationship, as export writes them). From the -wal's earlier generations: each object a \
-            save deleted, exactly as the generation before that save holds it (source: that generation and the \
-            save that deleted it). Then, per table, the keys below Z_PRIMARYKEY's Z_MAX that no row holds \
-            (state 'keys-missing'): objects deleted, or saves never committed, with how many of those keys were \
-            read back. With ENTITY…, those entities and their sub-entities. With --export FILE, the recovered \
-            objects as export's JSON document, which import reads. Reads only: nothing beside the store changes.
+            One record per object: its entity (null for a plain SQLite file's row) and table, object ID, state \
+            ('deleted'), source, confidence and values (every attribute and relationship, as export writes them). \
+            From the -wal's earlier generations: each object a save deleted, exactly as the generation before that \
+            save holds it (source: that generation and the save that deleted it; confidence exact). From the main \
+            file's free space (freeblocks, unallocated space, freelist and orphan pages, dropped tables): whole \
+            cells (intact, their rowid kept) and freed cells rebuilt from the table's column types (rebuilt, their \
+            rowid lost), with the page and offset; none equal to a live row. Then, per table, the keys below \
+            Z_PRIMARYKEY's Z_MAX that no row holds (state 'keys-missing'), with how many were read back. With \
+            ENTITY…, those entities and their sub-entities (a plain file's tables by name). With --export FILE, the \
+            recovered objects as export's JSON document, which import --upsert objectID puts back. Reads only: \
+            nothing beside the store changes.
             """)
 
     @Argument(help: "Only these entities (and their sub-entities).", completion: EntityCompletion.kind)
@@ -98,8 +102,9 @@ extension RecoverCommand {
     static let tool = ToolDeclaration(
         title: "Recover deleted objects",
         description: "The objects no live row holds that the store's files still keep: each object a save in the -wal deleted, with "
-            + "its entity, object ID and every value as the generation before that save holds it, where it was found and how sure; "
-            + "then per table the keys below Z_MAX that no row holds ('keys-missing'). Reads only.",
+            + "its entity, object ID and every value as the generation before that save holds it; records carved from the main "
+            + "file's free space, whole or rebuilt; each with where it was found and how sure; then per table the keys below Z_MAX "
+            + "that no row holds ('keys-missing'). Reads only.",
         answersWithStoreContent: true,
         arguments: [ToolArgument("entities", .list, "Only these entities (and their sub-entities); every one when left out.")],
         answer: .rows(.anyObject)

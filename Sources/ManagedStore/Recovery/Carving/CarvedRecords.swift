@@ -186,18 +186,8 @@ struct CarvedRecords {
             return RecoveredObject(entity: entity.name, table: shape.name, objectID: objectID, rowid: cell.rowid, values: named,
                                    source: source, confidence: confidence)
         }
-        let plain = zip(shape.columns, values).map { (key: $0.0, value: ObjectValue.attribute(Self.plain($0.1))) }
+        let plain = zip(shape.columns, values).map { (key: $0.0, value: ObjectValue.attribute(AttributeValueDecoder.raw($0.1))) }
         return RecoveredObject(entity: nil, table: shape.name, objectID: nil, rowid: cell.rowid, values: plain, source: source, confidence: confidence)
-    }
-
-    static func plain(_ value: StoredValue) -> AttributeValue {
-        switch value {
-        case .null: return .null
-        case .integer(let i): return .integer(i)
-        case .real(let d): return .double(d)
-        case .text(let s): return .string(s)
-        case .blob(let b): return .data(b)
-        }
     }
 }
 
