@@ -197,12 +197,15 @@ struct CarvedRecords {
 struct LiveRowSet {
     let store: PersistentStore
     private var hashes: [String: [Int]] = [:]
+    /// The newest state through the format reader (nil when it cannot be set up: SQLite alone).
+    private let live: LiveRecords?
     /// Tables whose live rows could not all be read (a damaged file): their records could not
     /// be compared with every live row.
     private(set) var unreadable: Set<String> = []
 
     init(store: PersistentStore) {
         self.store = store
+        live = LiveRecords(store: store)
     }
 
     /// For each record, whether a live row is it, or (a Core Data table's) a later version of
@@ -210,9 +213,22 @@ struct LiveRowSet {
     mutating func holds(_ records: [(CellCarver.Cell, TableShape)]) throws -> [Bool] {
         guard !records.isEmpty else { return [] }
         var answers: [Bool?] = Array(repeating: nil, count: records.count)
+        // The format reader first; SQLite for what it cannot tell.
+        var asked = Array(repeating: false, count: records.count)
+        if let live {
+            for (index, (cell, shape)) in records.enumerated() {
+                guard let rowid = cell.rowid else { continue }
+                switch live.row(rowid, table: shape.name) {
+                case .absent: answers[index] = false
+                case .present(let values): answers[index] = shape.entityNumbers != nil || values == cell.values
+                case .unknown: continue
+                }
+                asked[index] = true
+            }
+        }
         // Without a transaction: a damaged page makes one statement fail, not the whole read.
         store.reader.unsafeRead { db in
-            for (index, (cell, shape)) in records.enumerated() {
+            for (index, (cell, shape)) in records.enumerated() where !asked[index] {
                 guard let rowid = cell.rowid else { continue }
                 // A table the newest state no longer has (dropped): no live row holds anything.
                 guard let statement = try? db.cachedStatement(sql: "SELECT * FROM \(SQL.identifier(shape.name)) WHERE rowid = ?") else {
@@ -241,6 +257,10 @@ struct LiveRowSet {
     /// Whether a live row is this record (its rowid lost): among the hashes of the table's rows.
     private mutating func holds(_ cell: CellCarver.Cell, shape: TableShape) throws -> Bool {
         do {
+            if hashes[shape.name] == nil, let live {
+                var all: [Int] = []
+                if live.allRows(shape.name, { all.append(Self.hash($0)) }) { hashes[shape.name] = all.sorted() }
+            }
             if hashes[shape.name] == nil {
                 var all: [Int] = []
                 try store.reader.unsafeRead { db in
