@@ -37,7 +37,7 @@ enum MCPTools {
 
     /// The tools that read the store as it is, and so may read it as it was: each takes
     /// `generation`, a token the `generations` tool lists, and answers from that past save.
-    static let readsGenerations: Set<String> = ["info", "entities", "schema", "fetch", "count", "explain", "history", "cloudkit", "sql", "doctor", "model"]
+    static let readsGenerations: Set<String> = ["info", "entities", "schema", "fetch", "count", "explain", "history", "cloudkit", "sql", "doctor", "model", "recover"]
     static let generationArgument = ToolArgument("generation", .string,
         "Read the store as it was after a past save its files hold: a token the generations tool lists (w0 the main file, w1… each commit of the -wal).")
 

@@ -15,8 +15,10 @@ struct MCPSubcommand: ParsableCommand {
         discussion: """
             Tools: info, entities, schema, fetch (predicate with arguments for %@, sort, limit, keys), count, \
             explain, history, cloudkit, sql (read-only, one statement, ? arguments), doctor (what is broken; with \
-            model, the rows a new model version rejects) and model (xml, hashes, diff, classes), each with a title \
-            and read-only hints. fetch, sql and history answer in pages of at most 1000 rows and a 4 MiB reply, \
+            model, the rows a new model version rejects), model (xml, hashes, diff, classes), migrate (the dry \
+            run), snapshots, diff (against a snapshot or another store), generations (every save the store's files \
+            hold) and recover (deleted objects read back), each with a title and read-only hints; the reading \
+            tools take generation, a token generations lists. fetch, sql and history answer in pages of at most 1000 rows and a 4 MiB reply, \
             with 'truncated' and a nextCursor to continue; \
             limit 0 means no limit. Results are the JSON the commands print, also as structured content; \
             errors come back as tool errors with the line the command line prints; warnings come after the \

@@ -47,6 +47,19 @@ final class RecoverTests: ExampleStoreTestCase {
         XCTAssertEqual(personKeys["recovered"] as? Int, 1)
         XCTAssertEqual(try everything(folder), files, "recover changed or created a file")
 
+        // The MCP server's recover tool answers the same records, and reads only.
+        let server = try MCPPipe([store, "--immutable"])
+        try server.handshake()
+        try server.write(try MCPHostileTests.call(1, "recover", ["entities": ["Car"]]) + MCPHostileTests.call(2, "recover", ["generation": "w1"]))
+        let answer = try server.toolText(1)
+        XCTAssertFalse(answer.isError, answer.text)
+        XCTAssertTrue(answer.text.contains(uri("Car/p\(car)")) && !answer.text.contains(uri("Person/p2")), answer.text)
+        // At w1 the car is not deleted yet: only the person is.
+        let atW1 = try server.toolText(2)
+        XCTAssertTrue(atW1.text.contains(uri("Person/p2")) && !atW1.text.contains(uri("Car/p\(car)\"")), atW1.text)
+        XCTAssertEqual(server.finish().status, 0)
+        XCTAssertEqual(try everything(folder), files, "the MCP server changed or created a file")
+
         // Only some entities.
         let cars = try XCTUnwrap(CLI.json(["recover", store, "Car", "--format", "json"]) as? [[String: Any]])
         XCTAssertEqual(cars.filter { $0["state"] as? String == "deleted" }.compactMap { $0["objectID"] as? String }, [uri("Car/p\(car)")])
