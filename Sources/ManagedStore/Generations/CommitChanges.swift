@@ -35,12 +35,7 @@ public enum CommitChangeReader {
             for entry in timeline.entries { try body(entry, nil) }
             return
         }
-        let roots = try store.read { db in
-            Dictionary(try Row.fetchAll(db, sql: "SELECT name, rootpage FROM sqlite_master WHERE type = 'table'").compactMap { row -> (String, UInt32)? in
-                guard let name: String = row.lenient("name"), let root: Int64 = row.lenient("rootpage"), root > 0, root <= Int64(UInt32.max) else { return nil }
-                return (name.uppercased(), UInt32(root))
-            }, uniquingKeysWith: { a, _ in a })
-        }
+        let roots = try store.read(TableRoots.read)
         var tables: [Int: CommitCounter.Table] = [:]
         for entity in store.mapping.entities {
             if let id = entity.entityID, let root = roots[entity.table.uppercased()], tables[id] == nil { tables[id] = .init(entity: entity, root: root) }

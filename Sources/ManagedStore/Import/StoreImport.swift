@@ -229,8 +229,7 @@ enum ObjectIDMatcher {
                     return stored.map { entity.entityIDs.contains(Int($0)) } == true ? .existing : .other
                 }
                 if issued[root.name] == nil {
-                    let counter = try root.entityID.flatMap { try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [$0]) } ?? 0
-                    issued[root.name] = counter
+                    issued[root.name] = try StoreWriter.keyCounter(of: root, db)
                 }
                 return key >= 1 && key <= (issued[root.name] ?? 0) ? .free : .other
             }

@@ -110,7 +110,7 @@ enum LiveRows {
         // Per table: keys are unique in a table, whatever entity of it held them.
         var byTable: [String: [Int64]] = [:]
         for row in deleted.rows.keys {
-            guard let entity = store.mapping.entities.first(where: { $0.entityID == row.entity }) else { continue }
+            guard let entity = store.mapping.entity(withID: row.entity) else { continue }
             byTable[entity.table, default: []].append(row.key)
         }
         var live: [String: Set<Int64>] = [:]
@@ -128,7 +128,7 @@ enum LiveRows {
             throw StoreConnection.translate(error, file: store.file)
         }
         deleted.rows = deleted.rows.filter { row, _ in
-            guard let entity = store.mapping.entities.first(where: { $0.entityID == row.entity }) else { return false }
+            guard let entity = store.mapping.entity(withID: row.entity) else { return false }
             return live[entity.table]?.contains(row.key) != true
         }
     }
@@ -139,7 +139,7 @@ enum LastVersions {
     static func read(_ deleted: DeletedInPastGenerations, store: PersistentStore, _ body: (RecoveredObject) throws -> Void) throws {
         var byCommit: [Int: [String: [Int64]]] = [:]
         for (row, ordinal) in deleted.rows {
-            guard let entity = store.mapping.entities.first(where: { $0.entityID == row.entity }) else { continue }
+            guard let entity = store.mapping.entity(withID: row.entity) else { continue }
             byCommit[ordinal, default: [:]][entity.name, default: []].append(row.key)
         }
         for ordinal in byCommit.keys.sorted() {
@@ -169,15 +169,14 @@ extension MissingKeys {
         guard store.schema.table("Z_PRIMARYKEY") != nil else { return }
         var roots: [EntityMapping] = []
         for entity in entities {
-            var root = entity
-            while let parent = root.superentityName.flatMap({ store.mapping.entity(named: $0) }), parent.table == root.table { root = parent }
+            let root = store.mapping.rootEntity(of: entity)
             if !roots.contains(where: { $0.name == root.name }) { roots.append(root) }
         }
         do {
             try store.reader.read { db in
                 for root in roots {
-                    guard let id = root.entityID, store.schema.table(root.table) != nil,
-                          let issued = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [id]), issued > 0 else { continue }
+                    // A counter that is no number says nothing of the keys: no evidence from it.
+                    guard store.schema.table(root.table) != nil, let issued = try? StoreWriter.keyCounter(of: root, db), issued > 0 else { continue }
                     var ranges: [ClosedRange<Int64>] = []
                     var next: Int64 = 1
                     let keys = try Int64.fetchCursor(db, sql: "SELECT Z_PK FROM \(SQL.identifier(root.table)) WHERE Z_PK BETWEEN 1 AND ? ORDER BY Z_PK", arguments: [issued])

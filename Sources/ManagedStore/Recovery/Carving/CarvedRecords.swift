@@ -18,23 +18,17 @@ struct CarvedRecords {
     let wanted: (TableShape) -> Bool
 
     func run(_ body: (RecoveredObject) throws -> Void) throws {
-        let live: [TableShape]
-        let otherRoots: [UInt32]
-        do {
-            // The schema the main file holds: its own, not the -wal's newest.
-            let file = try store.file.reading(generation: "w0")
-            let queue = try StoreConnection.open(file, readonly: true)
-            defer { try? StoreConnection.close(queue) }
-            (live, otherRoots) = try queue.read { db in
-                (try TableShape.read(db, mapping: store.mapping),
-                 try Int64.fetchAll(db, sql: "SELECT rootpage FROM sqlite_master WHERE rootpage > 0").compactMap { $0 <= Int64(UInt32.max) ? UInt32($0) : nil })
-            }
-        } catch let error as StoreError {
-            throw error
+        // The schema the main file holds: its own, not the -wal's newest.
+        let file = try store.file.reading(generation: "w0")
+        let queue = try StoreConnection.open(file, readonly: true)
+        defer { try? StoreConnection.close(queue) }
+        let (live, otherRoots) = try queue.read { db in
+            (try TableShape.read(db, mapping: store.mapping),
+             try Int64.fetchAll(db, sql: "SELECT rootpage FROM sqlite_master WHERE rootpage > 0").compactMap { $0 <= Int64(UInt32.max) ? UInt32($0) : nil })
         }
         guard let map = PageMap(path: store.path) else { return }
         for (index, shape) in live.enumerated() { map.walk(root: shape.root, as: .table(index: index, leaf: true)) }
-        map.walk(root: 1, as: .otherTree)
+        map.walk(root: 1, as: .schema)
         for root in otherRoots { map.walk(root: root, as: .otherTree) }
         // Tables dropped since: their declarations, carved from the schema table's free space,
         // and their pages, walked from their old roots where no live tree has taken them.
@@ -43,8 +37,10 @@ struct CarvedRecords {
         map.walkFreelist()
         var liveRows = LiveRowSet(store: store)
         var reported = Set<Int>()
+        // Per table and entity, where its attributes are among the columns.
+        var columns: [String: EntityColumns] = [:]
         let usable = map.usableSize
-        for number in 1...max(1, map.pageCount) {
+        for number in 1...map.pageCount {
             if number & 255 == 0 { try Cancellation.check() }
             let page = UInt32(number)
             let owner = map.owners[number]
@@ -55,7 +51,7 @@ struct CarvedRecords {
                 case .table(let index, true) where index < live.count:
                     guard let leaf, wanted(shapes[index]) else { return }
                     Self.freeSpace(bytes, leaf: leaf, shape: shapes[index], usable: usable) { found.append((shapes[index], $0, $1)) }
-                case .table(_, false), .otherTree:
+                case .table(_, false), .schema, .otherTree:
                     return
                 default:
                     // A dropped table's page, a page on the freelist or in no tree: its cells are
@@ -97,7 +93,7 @@ struct CarvedRecords {
                 hasher.combine(cell.values)
                 guard reported.insert(hasher.finalize()).inserted else { continue }
                 try body(named(cell, shape: shape, source: .carved(page: page, offset: cell.offset, space: space),
-                               uncompared: unreadable.contains(shape.name)))
+                               uncompared: unreadable.contains(shape.name), columns: &columns))
             }
         }
     }
@@ -126,7 +122,7 @@ struct CarvedRecords {
     }
 
     /// Where an entity's attributes and to-ones are among its table's columns, worked out once.
-    final class EntityColumns {
+    struct EntityColumns {
         struct ToOne {
             let name: String
             let index: Int
@@ -148,14 +144,9 @@ struct CarvedRecords {
         }
     }
 
-    let columnsCache = ColumnsCache()
-
-    final class ColumnsCache {
-        var byEntity: [String: EntityColumns] = [:]
-    }
-
     /// The record in Core Data's terms where its table is an entity's, by column otherwise.
-    private func named(_ cell: CellCarver.Cell, shape: TableShape, source: RecoveredObject.Source, uncompared: Bool) -> RecoveredObject {
+    private func named(_ cell: CellCarver.Cell, shape: TableShape, source: RecoveredObject.Source, uncompared: Bool,
+                       columns cache: inout [String: EntityColumns]) -> RecoveredObject {
         let caveat = uncompared ? "; the file is damaged under \(shape.name), so it could not be compared with every live row" : ""
         let confidence = cell.rebuilt
             ? RecoveredObject.Confidence(level: .rebuilt, reason: "a freed cell whose first four bytes the freeblock header overwrote: its rowid is lost, and the serial types it held were rebuilt from the table's column types" + caveat)
@@ -164,8 +155,8 @@ struct CarvedRecords {
         if let alias = shape.rowidColumn, let rowid = cell.rowid, alias < values.count { values[alias] = .integer(rowid) }
         if shape.entityNumbers != nil, values.count > 1, case .integer(let number) = values[1], let entity = store.mapping.entity(withID: Int(number)) {
             let key = shape.name + "\u{0}" + entity.name
-            let columns = columnsCache.byEntity[key] ?? EntityColumns(entity, shape: shape)
-            columnsCache.byEntity[key] = columns
+            let columns = cache[key] ?? EntityColumns(entity, shape: shape)
+            cache[key] = columns
             var named: [(key: String, value: ObjectValue)] = []
             named.reserveCapacity(columns.attributes.count + columns.toOnes.count)
             for (attribute, index) in columns.attributes where index < values.count {

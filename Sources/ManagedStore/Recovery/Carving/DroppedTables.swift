@@ -14,10 +14,9 @@ enum DroppedTables {
     static func find(_ map: PageMap, live: [TableShape]) -> [TableShape] {
         var known = Set(live.map { $0.name.uppercased() })
         var found: [TableShape] = []
-        for number in 1...max(1, map.pageCount) where map.owners[number] == .otherTree {
+        for number in 1...map.pageCount where map.owners[number] == .schema {
             let records: [[StoredValue]] = map.withPage(UInt32(number)) { bytes in
-                guard let leaf = BTreePage(bytes, pageNumber: UInt32(number), usableSize: map.usableSize), leaf.kind == .tableLeaf,
-                      Self.isSchemaPage(bytes, leaf: leaf) else { return [] }
+                guard let leaf = BTreePage(bytes, pageNumber: UInt32(number), usableSize: map.usableSize), leaf.kind == .tableLeaf else { return [] }
                 var records: [[StoredValue]] = []
                 CarvedRecords.freeSpace(bytes, leaf: leaf, shape: schemaShape, usable: map.usableSize) { cell, _ in records.append(cell.values) }
                 return records
@@ -31,15 +30,6 @@ enum DroppedTables {
             }
         }
         return found
-    }
-
-    /// Whether a leaf is the schema table's: its live cells are rows of `sqlite_master`.
-    private static func isSchemaPage(_ bytes: UnsafeRawBufferPointer, leaf: BTreePage) -> Bool {
-        guard leaf.cellCount > 0 else { return leaf.headerStart == DatabaseHeader.size }
-        return (0..<leaf.cellCount).allSatisfy { index in
-            guard let offset = leaf.cellOffset(index), let cell = leaf.tableCell(at: offset) else { return false }
-            return RecordFormat.columnCount(bytes, record: cell.local) == 5
-        }
     }
 
     /// The shape a `CREATE TABLE` declares, read by SQLite from an empty in-memory database;

@@ -25,18 +25,10 @@ final class LiveRecords {
         guard let timeline = try? StoreTimeline.read(path: store.path),
               let image = try? timeline.image(store.options.generation ?? timeline.newestToken),
               let main = HeldDescriptors.kept(timeline.mainPath),
-              let roots = try? store.reader.read({ db in
-                  try Row.fetchAll(db, sql: "SELECT name, rootpage FROM sqlite_master WHERE type = 'table'")
-              }) else { return nil }
-        var byName: [String: UInt32] = [:]
-        for row in roots {
-            if let name: String = row.lenient("name"), let root: Int64 = row.lenient("rootpage"), root > 0, root <= Int64(UInt32.max) {
-                byName[name.uppercased()] = UInt32(root)
-            }
-        }
+              let roots = try? store.reader.read(TableRoots.read) else { return nil }
         wal = open(timeline.mainPath + "-wal", O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         self.image = image
-        self.roots = byName
+        self.roots = roots
         usable = timeline.header.usableSize
         pages = GenerationPages(pageSize: timeline.header.pageSize, frameCount: timeline.log?.frames.count ?? 0, main: main, wal: wal)
     }

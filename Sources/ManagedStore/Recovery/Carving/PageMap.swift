@@ -11,6 +11,8 @@ final class PageMap {
         case none
         /// A page of the b-tree of `shapes[index]` (a table), a leaf or not.
         case table(index: Int, leaf: Bool)
+        /// A page of the schema table's b-tree (`sqlite_master`, rooted at page 1).
+        case schema
         /// A page of an index, or of a table not carved.
         case otherTree
         case freelist

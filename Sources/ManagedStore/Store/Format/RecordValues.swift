@@ -11,7 +11,7 @@ extension RecordFormat {
 
     /// The values of serial types `types` laid out from `body.lowerBound`; nil when they do not
     /// fit in `body` exactly (a record's values end where its payload does).
-    public static func values(_ bytes: UnsafeRawBufferPointer, types: [UInt64], body: Range<Int>, exact: Bool = true) -> [StoredValue]? {
+    public static func values(_ bytes: UnsafeRawBufferPointer, types: [UInt64], body: Range<Int>) -> [StoredValue]? {
         var at = body.lowerBound
         var values: [StoredValue] = []
         values.reserveCapacity(types.count)
@@ -40,7 +40,7 @@ extension RecordFormat {
             }
             at += size
         }
-        guard !exact || at == body.upperBound else { return nil }
+        guard at == body.upperBound else { return nil }
         return values
     }
 }
