@@ -29,6 +29,8 @@ public final class OutputSink {
     public let byteLimit: Int?
     /// Whether bytes past `byteLimit` were dropped; a command may stop when it sees this.
     public private(set) var overflowed = false
+    /// Where `csvField(composedBy:)` composes a field.
+    private var scratch: OutputSink?
     /// Where rows go as values rather than as text (see `ResultReceiver`).
     public weak var resultReceiver: ResultReceiver?
 
@@ -198,6 +200,16 @@ public final class OutputSink {
         text.withBytesInPlace { csvField(utf8: $0) }
     }
 
+    /// A field whose text `body` writes (a list or an object's `key=value` pairs), quoted as
+    /// CSV needs: written first into a scratch sink this sink keeps, so that no String is made.
+    func csvField(composedBy body: (OutputSink) -> Void) {
+        let scratch = self.scratch ?? OutputSink(collectingWithWidth: nil)
+        self.scratch = scratch
+        scratch.count = 0
+        body(scratch)
+        csvField(utf8: UnsafeBufferPointer(start: scratch.storage, count: scratch.count))
+    }
+
     /// As `csvField(_:)`, for bytes known to be UTF-8.
     func csvField(utf8: UnsafeBufferPointer<UInt8>) {
         guard utf8.contains(where: { $0 == 44 || $0 == 34 || $0 == 10 || $0 == 13 }) else {
@@ -205,10 +217,14 @@ public final class OutputSink {
             return
         }
         byte(34)
-        for b in utf8 {
-            if b == 34 { byte(34) }
-            byte(b)
+        // Runs between quotes copied whole; each quote doubled.
+        var start = 0
+        for (index, b) in utf8.enumerated() where b == 34 {
+            bytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[start...index]))
+            byte(34)
+            start = index + 1
         }
+        bytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[start...]))
         byte(34)
     }
 

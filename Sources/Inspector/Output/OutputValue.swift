@@ -234,7 +234,22 @@ public enum OutputValue: Sendable, Equatable {
             if !sink.isoDate(d) { sink.write(OutputValue.formatReal(d)) }
         case .uuid(let u): OutputValue.withUUIDText(u) { sink.bytes(UnsafeRawBufferPointer($0)) }
         case .json(let bytes): bytes.withUnsafeBytes { sink.bytes($0) }
-        default: sink.write(text)
+        case .null: sink.write(static: "NULL")
+        case .bool(let b): sink.write(static: b ? "YES" : "NO")
+        case .array(let items):
+            for (i, item) in items.enumerated() {
+                if i > 0 { sink.write(static: ", ") }
+                item.writeText(to: sink)
+            }
+        case .object(let pairs):
+            for (i, pair) in pairs.enumerated() {
+                if i > 0 { sink.write(static: ", ") }
+                sink.write(pair.0)
+                sink.byte(61)
+                pair.1.writeText(to: sink)
+            }
+        case .archive(let summary, _): sink.write(summary)
+        case .data: sink.write(text)
         }
     }
 

@@ -337,6 +337,7 @@ enum CSV {
         // Digits, letters, `.`, `-`, `+` and `:` only: never quoted.
         case .real, .date, .uuid: value.writeText(to: sink)
         case .bool(let b): sink.write(b ? "YES" : "NO")
+        case .array, .object: sink.csvField { value.writeText(to: $0) }
         default: sink.csvField(value.text)
         }
     }

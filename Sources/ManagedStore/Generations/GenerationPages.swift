@@ -44,6 +44,15 @@ final class GenerationPages {
     private var slotByKey: [Int64: Int] = [:]
     private var hand = 0
 
+    /// Main-file pages `runFirst ..< runFirst + runCount`, read with one `pread` when pages are
+    /// asked for in order (a walk of a table's leaves, which a tree written in order keeps in
+    /// runs): one call a window rather than one a page.
+    private let run: UnsafeMutableRawBufferPointer
+    private var runFirst = 0
+    private var runCount = 0
+    /// The main-file page read before: the next one asked for starts a run.
+    private var previousMainPage: UInt32 = 0
+
     /// A copy of one page, for a caller that needs a page to outlive the next read.
     private let scratch: UnsafeMutableRawBufferPointer
 
@@ -63,12 +72,14 @@ final class GenerationPages {
         slotKeys = Array(repeating: -1, count: slotCount)
         referenced = Array(repeating: false, count: slotCount)
         scratch = .allocate(byteCount: pageSize, alignment: 16)
+        run = .allocate(byteCount: max(pageSize, Self.windowBytes / pageSize * pageSize), alignment: 16)
     }
 
     deinit {
         window.deallocate()
         slots.deallocate()
         scratch.deallocate()
+        run.deallocate()
     }
 
     /// Reads the frames `frames` (a commit's, from 1) into the window, with the frames after
@@ -89,9 +100,7 @@ final class GenerationPages {
     func page(_ number: UInt32, in image: GenerationImage) -> UnsafeRawBufferPointer? {
         guard number > 0, Int(number) <= image.pageCount else { return nil }
         guard let frame = image.frames?.frame(holding: number, upTo: image.lastFrame) else {
-            return slot(Int64(number) << 32) { bytes in
-                pread(main, bytes.baseAddress! + WALFrameHeader.size, pageSize, off_t(Int64(number - 1) * Int64(pageSize))) == pageSize
-            }.map { UnsafeRawBufferPointer(rebasing: $0[WALFrameHeader.size...]) }
+            return mainPage(number, in: image)
         }
         let bytes: UnsafeMutableRawBufferPointer?
         if frame >= windowFirst, frame < windowFirst + windowCount {
@@ -107,6 +116,27 @@ final class GenerationPages {
             return nil
         }
         return UnsafeRawBufferPointer(rebasing: bytes[WALFrameHeader.size...])
+    }
+
+    /// Main-file page `number`: from the run, from a slot, or read (a run ahead of it when the
+    /// page before was the last one asked for).
+    private func mainPage(_ number: UInt32, in image: GenerationImage) -> UnsafeRawBufferPointer? {
+        defer { previousMainPage = number }
+        let index = Int(number)
+        if index >= runFirst, index < runFirst + runCount {
+            let start = (index - runFirst) * pageSize
+            return UnsafeRawBufferPointer(rebasing: run[start..<(start + pageSize)])
+        }
+        if number == previousMainPage + 1, slotByKey[Int64(number) << 32] == nil {
+            let count = min(run.count / pageSize, image.pageCount - index + 1)
+            let got = pread(main, run.baseAddress, count * pageSize, off_t(Int64(number - 1) * Int64(pageSize)))
+            runFirst = index
+            runCount = max(0, got) / pageSize
+            if runCount > 0 { return UnsafeRawBufferPointer(rebasing: run[0..<pageSize]) }
+        }
+        return slot(Int64(number) << 32) { bytes in
+            pread(main, bytes.baseAddress! + WALFrameHeader.size, pageSize, off_t(Int64(number - 1) * Int64(pageSize))) == pageSize
+        }.map { UnsafeRawBufferPointer(rebasing: $0[WALFrameHeader.size...]) }
     }
 
     /// Page `number` as `image` holds it, copied aside: it stays valid through the reads that

@@ -70,13 +70,14 @@ public struct StoreRecovery {
         let coreData = store.isCoreDataStore
         let entityTables = Set(entities.map { $0.table.uppercased() })
         let tables = self.tables
-        try CarvedRecords(store: store, wanted: { shape in
+        let live = LiveRecords(store: store)
+        try CarvedRecords(store: store, live: live, wanted: { shape in
             // A Core Data store's entity tables (its own bookkeeping tables are not objects);
             // a plain file's tables, or those named.
             coreData ? shape.entityNumbers != nil && entityTables.contains(shape.name.uppercased())
                 : tables.isEmpty || tables.contains(shape.name.uppercased())
         }).run(found)
-        try MissingKeys.find(store, entities: entities, recovered: recovered, missing)
+        try MissingKeys.find(store, entities: entities, recovered: recovered, live: live, missing)
     }
 }
 
@@ -165,7 +166,7 @@ extension MissingKeys {
     /// Phase 4: per table of the entities asked for, the keys below its root entity's `Z_MAX`
     /// that no row holds.
     static func find(_ store: PersistentStore, entities: [EntityMapping], recovered recoveredKeys: [String: Set<Int64>],
-                     _ body: (MissingKeys) throws -> Void) throws {
+                     live: LiveRecords?, _ body: (MissingKeys) throws -> Void) throws {
         guard store.schema.table("Z_PRIMARYKEY") != nil else { return }
         var roots: [EntityMapping] = []
         for entity in entities {
@@ -179,10 +180,23 @@ extension MissingKeys {
                     guard store.schema.table(root.table) != nil, let issued = try? StoreWriter.keyCounter(of: root, db), issued > 0 else { continue }
                     var ranges: [ClosedRange<Int64>] = []
                     var next: Int64 = 1
-                    let keys = try Int64.fetchCursor(db, sql: "SELECT Z_PK FROM \(SQL.identifier(root.table)) WHERE Z_PK BETWEEN 1 AND ? ORDER BY Z_PK", arguments: [issued])
-                    while let key = try keys.next() {
-                        if key > next { ranges.append(next...(key - 1)) }
-                        next = max(next, key + 1)
+                    // The keys from the table's leaves (where Z_PK is the rowid), their records not
+                    // read; SQLite where the pages cannot tell them all.
+                    let keyIsRowid = store.schema.table(root.table).map { table in
+                        table.columns.filter { $0.primaryKeyIndex > 0 }.map { $0.name.uppercased() + " " + $0.declaredType.uppercased() } == ["Z_PK INTEGER"]
+                    } ?? false
+                    if keyIsRowid, let scan = live?.scan(root.table, digests: false), let gaps = scan.keyGaps {
+                        for gap in gaps {
+                            guard gap.lowerBound <= issued else { break }
+                            ranges.append(gap.lowerBound...min(gap.upperBound, issued))
+                        }
+                        next = scan.nextKey
+                    } else {
+                        let keys = try Int64.fetchCursor(db, sql: "SELECT Z_PK FROM \(SQL.identifier(root.table)) WHERE Z_PK BETWEEN 1 AND ? ORDER BY Z_PK", arguments: [issued])
+                        while let key = try keys.next() {
+                            if key > next { ranges.append(next...(key - 1)) }
+                            next = max(next, key + 1)
+                        }
                     }
                     if next <= issued { ranges.append(next...issued) }
                     guard !ranges.isEmpty else { continue }

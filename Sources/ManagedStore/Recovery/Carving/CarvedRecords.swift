@@ -14,6 +14,8 @@ import GRDB
 /// reported once, whatever the spaces it lies in.
 struct CarvedRecords {
     let store: PersistentStore
+    /// The newest state through the format reader, shared with `MissingKeys`.
+    let live: LiveRecords?
     /// The tables to carve: the entities' asked for, or every table.
     let wanted: (TableShape) -> Bool
 
@@ -35,15 +37,22 @@ struct CarvedRecords {
         let shapes = live + DroppedTables.find(map, live: live)
         for index in live.count..<shapes.count { map.walk(root: shapes[index].root, as: .table(index: index, leaf: true)) }
         map.walkFreelist()
-        var liveRows = LiveRowSet(store: store)
+        var liveRows = LiveRowSet(store: store, live: self.live)
         var reported = Set<Int>()
         // Per table and entity, where its attributes are among the columns.
-        var columns: [String: EntityColumns] = [:]
+        var columns: [ColumnsKey: EntityColumns] = [:]
         let usable = map.usableSize
         for number in 1...map.pageCount {
             if number & 255 == 0 { try Cancellation.check() }
             let page = UInt32(number)
             let owner = map.owners[number]
+            // Pages that hold no free space to carve are not read: an index's, a table's
+            // interior pages, the schema's (`DroppedTables` read it), a table not asked for.
+            switch owner {
+            case .table(_, false), .schema, .otherTree: continue
+            case .table(let index, true) where index < live.count && !wanted(shapes[index]): continue
+            default: break
+            }
             var found: [(TableShape, CellCarver.Cell, RecoveredObject.CarvedSpace)] = []
             _ = map.withPage(page) { bytes in
                 let leaf = BTreePage(bytes, pageNumber: page, usableSize: usable).flatMap { $0.kind == .tableLeaf ? $0 : nil }
@@ -121,6 +130,12 @@ struct CarvedRecords {
         CellCarver.scan(bytes, region: leaf.unallocated, shape: shape, usable: usable) { body($0, .unallocated) }
     }
 
+    /// A table and an entity number of its rows.
+    struct ColumnsKey: Hashable {
+        let table: String
+        let entity: Int64
+    }
+
     /// Where an entity's attributes and to-ones are among its table's columns, worked out once.
     struct EntityColumns {
         struct ToOne {
@@ -129,13 +144,26 @@ struct CarvedRecords {
             let destination: String
             let entityIndex: Int?
         }
-        let attributes: [(attribute: AttributeMapping, index: Int)]
+        /// An attribute: its name, how its stored value decodes, and its column's place.
+        struct Attribute {
+            let name: String
+            let type: AttributeType
+            let external: Bool
+            let json: Bool
+            let index: Int
+        }
+        let attributes: [Attribute]
         let toOnes: [ToOne]
 
         init(_ entity: EntityMapping, shape: TableShape) {
             var positions: [String: Int] = [:]
             for (index, column) in shape.columns.enumerated() where positions[column.uppercased()] == nil { positions[column.uppercased()] = index }
-            attributes = entity.attributes.compactMap { a in a.column.flatMap { positions[$0.uppercased()] }.map { (a, $0) } }
+            attributes = entity.attributes.compactMap { a in
+                a.column.flatMap { positions[$0.uppercased()] }.map {
+                    Attribute(name: a.attribute.name, type: a.attribute.type, external: a.attribute.allowsExternalBinaryDataStorage,
+                              json: a.attribute.holdsJSON, index: $0)
+                }
+            }
             toOnes = entity.relationships.compactMap { r in
                 guard case .foreignKey(let column, let entityColumn) = r.storage, let index = positions[column.uppercased()] else { return nil }
                 return ToOne(name: r.relationship.name, index: index, destination: r.relationship.destinationEntityName,
@@ -146,7 +174,7 @@ struct CarvedRecords {
 
     /// The record in Core Data's terms where its table is an entity's, by column otherwise.
     private func named(_ cell: CellCarver.Cell, shape: TableShape, source: RecoveredObject.Source, uncompared: Bool,
-                       columns cache: inout [String: EntityColumns]) -> RecoveredObject {
+                       columns cache: inout [ColumnsKey: EntityColumns]) -> RecoveredObject {
         let caveat = uncompared ? "; the file is damaged under \(shape.name), so it could not be compared with every live row" : ""
         let confidence = cell.rebuilt
             ? RecoveredObject.Confidence(level: .rebuilt, reason: "a freed cell whose first four bytes the freeblock header overwrote: its rowid is lost, and the serial types it held were rebuilt from the table's column types" + caveat)
@@ -154,13 +182,14 @@ struct CarvedRecords {
         var values = cell.values
         if let alias = shape.rowidColumn, let rowid = cell.rowid, alias < values.count { values[alias] = .integer(rowid) }
         if shape.entityNumbers != nil, values.count > 1, case .integer(let number) = values[1], let entity = store.mapping.entity(withID: Int(number)) {
-            let key = shape.name + "\u{0}" + entity.name
+            let key = ColumnsKey(table: shape.name, entity: number)
             let columns = cache[key] ?? EntityColumns(entity, shape: shape)
             cache[key] = columns
             var named: [(key: String, value: ObjectValue)] = []
             named.reserveCapacity(columns.attributes.count + columns.toOnes.count)
-            for (attribute, index) in columns.attributes where index < values.count {
-                named.append((attribute.attribute.name, .attribute(AttributeValueDecoder.decode(values[index], as: attribute.attribute, store: store.file))))
+            for attribute in columns.attributes where attribute.index < values.count {
+                named.append((attribute.name, .attribute(AttributeValueDecoder.decode(values[attribute.index], type: attribute.type, external: attribute.external,
+                                                                                      json: attribute.json, store: store.file))))
             }
             for toOne in columns.toOnes where toOne.index < values.count {
                 guard case .integer(let key) = values[toOne.index] else {
@@ -183,20 +212,21 @@ struct CarvedRecords {
 }
 
 /// The live rows a carved record is compared with, in the store's newest state: looked up
-/// by rowid, or (for a record whose rowid is lost) by the hash of its values among all the
-/// table's rows, read once per table when first needed (8 bytes a row).
+/// by rowid, or (for a record whose rowid is lost) by the digest of its values among all the
+/// table's rows (`RecordDigest`), read once per table when first needed (8 bytes a row).
 struct LiveRowSet {
     let store: PersistentStore
-    private var hashes: [String: [Int]] = [:]
+    /// The digests SQLite read, for a table the format reader could not digest.
+    private var digestsRead: [String: RowDigests] = [:]
     /// The newest state through the format reader (nil when it cannot be set up: SQLite alone).
     private let live: LiveRecords?
     /// Tables whose live rows could not all be read (a damaged file): their records could not
     /// be compared with every live row.
     private(set) var unreadable: Set<String> = []
 
-    init(store: PersistentStore) {
+    init(store: PersistentStore, live: LiveRecords?) {
         self.store = store
-        live = LiveRecords(store: store)
+        self.live = live
     }
 
     /// For each record, whether a live row is it, or (a Core Data table's) a later version of
@@ -218,6 +248,14 @@ struct LiveRowSet {
             }
         }
         // Without a transaction: a damaged page makes one statement fail, not the whole read.
+        if zip(records, asked).contains(where: { !$1 && $0.0.rowid != nil }) {
+            ask(records, answers: &answers, asked: asked)
+        }
+        return try zip(records, answers).map { record, answer in try answer ?? holds(record.0, shape: record.1) }
+    }
+
+    /// SQLite's answers for the records with a rowid the format reader could not settle.
+    private mutating func ask(_ records: [(CellCarver.Cell, TableShape)], answers: inout [Bool?], asked: [Bool]) {
         store.reader.unsafeRead { db in
             for (index, (cell, shape)) in records.enumerated() where !asked[index] {
                 guard let rowid = cell.rowid else { continue }
@@ -242,32 +280,22 @@ struct LiveRowSet {
                 answers[index] = shape.entityNumbers != nil || Self.values(row, shape: shape) == cell.values
             }
         }
-        return try zip(records, answers).map { record, answer in try answer ?? holds(record.0, shape: record.1) }
     }
 
-    /// Whether a live row is this record (its rowid lost): among the hashes of the table's rows.
+    /// Whether a live row is this record (its rowid lost): among the digests of the table's rows.
     private mutating func holds(_ cell: CellCarver.Cell, shape: TableShape) throws -> Bool {
         do {
-            if hashes[shape.name] == nil, let live {
-                var all: [Int] = []
-                if live.allRows(shape.name, { all.append(Self.hash($0)) }) { hashes[shape.name] = all.sorted() }
-            }
-            if hashes[shape.name] == nil {
-                var all: [Int] = []
+            let wanted = RecordDigest.of(cell.values)
+            if let digests = live?.scan(shape.name, digests: true).digests { return digests.contains(wanted) }
+            if digestsRead[shape.name] == nil {
+                var all: [UInt64] = []
                 try store.reader.unsafeRead { db in
                     let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \(SQL.identifier(shape.name))")
-                    while let row = try rows.next() { all.append(Self.hash(Self.values(row, shape: shape))) }
+                    while let row = try rows.next() { all.append(RecordDigest.of(Self.values(row, shape: shape))) }
                 }
-                hashes[shape.name] = all.sorted()
+                digestsRead[shape.name] = RowDigests(all)
             }
-            let wanted = Self.hash(cell.values)
-            let list = hashes[shape.name] ?? []
-            var low = 0, high = list.count
-            while low < high {
-                let middle = (low + high) / 2
-                if list[middle] < wanted { low = middle + 1 } else { high = middle }
-            }
-            return low < list.count && list[low] == wanted
+            return digestsRead[shape.name]?.contains(wanted) ?? false
         } catch {
             // A table the newest state no longer has (dropped): no live row holds anything; a
             // damaged one cannot be compared with.
@@ -279,11 +307,5 @@ struct LiveRowSet {
     /// A live row's values as its record holds them: the rowid alias as NULL.
     private static func values(_ row: Row, shape: TableShape) -> [StoredValue] {
         (0..<row.count).map { index in index == shape.rowidColumn ? .null : StoredValue(row[index] as DatabaseValue) }
-    }
-
-    private static func hash(_ values: [StoredValue]) -> Int {
-        var hasher = Hasher()
-        hasher.combine(values)
-        return hasher.finalize()
     }
 }

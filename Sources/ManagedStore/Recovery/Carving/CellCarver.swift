@@ -72,11 +72,12 @@ enum CellCarver {
         var tied = false
         // The record header starts after the payload size and rowid varints: 2 to 6 bytes in.
         for headerStart in (region.lowerBound + 2)...(region.lowerBound + 6) where headerStart < region.upperBound {
-            for guess in typeGuesses(shape: shape, lostTypeBytes: max(0, lost - headerStart - 1)) {
+            let lostBytes = max(0, lost - headerStart - 1)
+            for guess in lostBytes < shape.lostTypeGuesses.count ? shape.lostTypeGuesses[lostBytes] : [] {
                 let typesFrom = headerStart + 1 + guess.count
-                guard let types = readTypes(bytes, from: typesFrom, count: shape.columns.count - guess.count, limit: region.upperBound) else { continue }
+                guard guess.enumerated().allSatisfy({ shape.accepts($0.element, column: $0.offset) }),
+                      let types = readTypes(bytes, from: typesFrom, shape: shape, firstColumn: guess.count, limit: region.upperBound) else { continue }
                 let all = guess + types.types
-                guard all.enumerated().allSatisfy({ shape.accepts($0.element, column: $0.offset) }) else { continue }
                 // The header-size byte, where the freeblock's header left it, must be the header's size.
                 if headerStart >= lost, Int(bytes[headerStart]) != types.end - headerStart { continue }
                 let bodySize = all.reduce(0) { $0 + (RecordFormat.size(ofSerialType: $1) ?? 0) }
@@ -114,7 +115,7 @@ enum CellCarver {
     /// Serial types that the first `lostTypeBytes` header bytes may have held, one byte each:
     /// every combination the columns' affinities allow for fixed-size values (a lost text or
     /// blob type cannot be told, so none is guessed).
-    private static func typeGuesses(shape: TableShape, lostTypeBytes: Int) -> [[UInt64]] {
+    static func typeGuesses(shape: TableShape, lostTypeBytes: Int) -> [[UInt64]] {
         guard lostTypeBytes > 0 else { return [[]] }
         guard lostTypeBytes <= min(3, shape.columns.count) else { return [] }
         var guesses: [[UInt64]] = [[]]
@@ -125,12 +126,23 @@ enum CellCarver {
         return guesses
     }
 
-    /// `count` serial types from `offset`, and where they end.
-    private static func readTypes(_ bytes: UnsafeRawBufferPointer, from offset: Int, count: Int, limit: Int) -> (types: [UInt64], end: Int)? {
-        var types: [UInt64] = []
+    /// The serial types of `shape`'s columns from `firstColumn` on, read from `offset`, and
+    /// where they end; nil at the first one its column is not stored as (most offsets tried).
+    private static func readTypes(_ bytes: UnsafeRawBufferPointer, from offset: Int, shape: TableShape, firstColumn: Int,
+                                  limit: Int) -> (types: [UInt64], end: Int)? {
         var at = offset
-        while types.count < count {
-            guard at < limit, let (type, next) = FormatBytes.varint(bytes, at: at), next <= limit, RecordFormat.size(ofSerialType: type) != nil else { return nil }
+        var column = firstColumn
+        while column < shape.columns.count {
+            guard at < limit, let (type, next) = FormatBytes.varint(bytes, at: at), next <= limit,
+                  RecordFormat.size(ofSerialType: type) != nil, shape.accepts(type, column: column) else { return nil }
+            at = next
+            column += 1
+        }
+        var types: [UInt64] = []
+        types.reserveCapacity(shape.columns.count - firstColumn)
+        at = offset
+        for _ in firstColumn..<shape.columns.count {
+            guard let (type, next) = FormatBytes.varint(bytes, at: at) else { return nil }
             types.append(type)
             at = next
         }

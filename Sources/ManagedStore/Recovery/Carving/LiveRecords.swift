@@ -20,6 +20,8 @@ final class LiveRecords {
     /// Each table's root page in that state, by uppercased name.
     private let roots: [String: UInt32]
     private let wal: Int32
+    /// Each walked table's scan, by uppercased name.
+    private var scans: [String: LiveTableScan] = [:]
 
     init?(store: PersistentStore) {
         guard let timeline = try? StoreTimeline.read(path: store.path),
@@ -51,9 +53,46 @@ final class LiveRecords {
         }
     }
 
-    /// Hands every row of `table` to `body`, leaf by leaf; false (the rows handed so far are
-    /// not all of them) when a page does not read or a record spills onto overflow pages.
-    func allRows(_ table: String, _ body: ([StoredValue]) -> Void) -> Bool {
+    /// What one walk of `table`'s leaves tells (its rows' digests only when `digests`), kept:
+    /// the carving and the missing keys ask of the same tables, and a walk of a million rows
+    /// is worth doing once.
+    func scan(_ table: String, digests wantsDigests: Bool) -> LiveTableScan {
+        let key = table.uppercased()
+        if let done = scans[key], done.askedForDigests || !wantsDigests { return done }
+        var scan = LiveTableScan(askedForDigests: wantsDigests)
+        var digests: [UInt64]? = wantsDigests ? [] : nil
+        var gaps: [ClosedRange<Int64>]? = []
+        var previous = Int64.min
+        var next: Int64 = 1
+        let complete = cells(table) { bytes, cell in
+            if digests != nil {
+                if cell.payloadSize == cell.local.count, let digest = RecordDigest.of(bytes, record: cell.local) { digests!.append(digest) } else { digests = nil }
+            }
+            if gaps != nil {
+                if cell.rowid > previous {
+                    previous = cell.rowid
+                    if cell.rowid >= 1 {
+                        if cell.rowid > next { gaps!.append(next...(cell.rowid - 1)) }
+                        next = cell.rowid + 1
+                    }
+                } else {
+                    gaps = nil
+                }
+            }
+            return digests != nil || gaps != nil
+        }
+        if complete {
+            scan.digests = digests.map(RowDigests.init)
+            scan.keyGaps = gaps
+            scan.nextKey = next
+        }
+        scans[key] = scan
+        return scan
+    }
+
+    /// Hands every cell of `table`'s leaves to `body` in key order (false from it stops the
+    /// walk); false when the walk did not reach every cell.
+    private func cells(_ table: String, _ body: (UnsafeRawBufferPointer, BTreePage.TableCell) -> Bool) -> Bool {
         guard let root = roots[table.uppercased()] else { return false }
         pages.failed = false
         var pending = [root]
@@ -64,18 +103,17 @@ final class LiveRecords {
                 guard let bytes = pages.page(number, in: image), let page = BTreePage(bytes, pageNumber: number, usableSize: usable) else { return false }
                 switch page.kind {
                 case .tableInterior:
-                    for index in 0..<page.cellCount {
+                    // The right child last in key order, so first on the stack.
+                    guard let right = page.rightChild else { return false }
+                    pending.append(right)
+                    for index in stride(from: page.cellCount - 1, through: 0, by: -1) {
                         guard let offset = page.cellOffset(index), let child = FormatBytes.u32(bytes, offset) else { return false }
                         pending.append(child)
                     }
-                    guard let right = page.rightChild else { return false }
-                    pending.append(right)
                     return true
                 case .tableLeaf:
                     for index in 0..<page.cellCount {
-                        guard let offset = page.cellOffset(index), let cell = page.tableCell(at: offset), cell.payloadSize == cell.local.count,
-                              let values = RecordFormat.values(bytes, record: cell.local) else { return false }
-                        body(values)
+                        guard let offset = page.cellOffset(index), let cell = page.tableCell(at: offset), body(bytes, cell) else { return false }
                     }
                     return true
                 default:

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A database file's pages, read one at a time with `pread` into one buffer, and what each
+/// A database file's pages, read with `pread` into one window, and what each
 /// page is: a page of some b-tree (which table's leaf, for a table), a freelist page, or
 /// none (fileformat2.html, "1.5 The Freelist", "1.6 B-tree Pages").
 ///
@@ -22,7 +22,13 @@ final class PageMap {
     let usableSize: Int
     let pageCount: Int
     private let descriptor: Int32
+    /// Up to `windowPages` pages read with one call: a run of pages read in order (the carving
+    /// pass reads every page) costs one `pread` a window, not one a page.
     private var buffer: [UInt8]
+    private static let windowPages = 64
+    /// The pages the window holds, and the page read before (a read of the next one starts a run).
+    private var window: Range<Int> = 0..<0
+    private var previous = 0
     private(set) var owners: [Owner]
 
     /// Opens `path` read-only; nil when it cannot be read or is no database.
@@ -41,7 +47,7 @@ final class PageMap {
         pageSize = parsed.pageSize
         usableSize = parsed.usableSize
         pageCount = Int(info.st_size) / parsed.pageSize
-        buffer = [UInt8](repeating: 0, count: parsed.pageSize)
+        buffer = [UInt8](repeating: 0, count: parsed.pageSize * Self.windowPages)
         owners = Array(repeating: .none, count: pageCount + 1)
     }
 
@@ -49,11 +55,31 @@ final class PageMap {
 
     /// Calls `body` with page `number`'s bytes (valid during the call); nil when it cannot be read.
     func withPage<T>(_ number: UInt32, _ body: (UnsafeRawBufferPointer) -> T) -> T? {
-        guard number >= 1, Int(number) <= pageCount else { return nil }
+        let number = Int(number)
+        guard number >= 1, number <= pageCount else { return nil }
         let size = pageSize
-        let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, size, off_t(Int64(number - 1) * Int64(size))) }
-        guard got == size else { return nil }
-        return buffer.withUnsafeBytes(body)
+        defer { previous = number }
+        if !window.contains(number) {
+            // In a run, the window ahead; elsewhere (a tree's walk) the page alone.
+            let count = number == previous + 1 ? min(Self.windowPages, pageCount - number + 1) : 1
+            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, size * count, off_t(Int64(number - 1) * Int64(size))) }
+            guard got >= size else {
+                window = 0..<0
+                return nil
+            }
+            window = number..<(number + got / size)
+        }
+        let start = (number - window.lowerBound) * size
+        return buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<(start + size)])) }
+    }
+
+    /// The kind byte of page `number`'s b-tree header, read alone: a leaf's page need not be
+    /// read whole to be placed (its parent names its tree), only an interior page's.
+    private func kind(_ number: UInt32) -> BTreePage.Kind? {
+        var flag: UInt8 = 0
+        let offset = Int64(number - 1) * Int64(pageSize) + (number == 1 ? Int64(DatabaseHeader.size) : 0)
+        guard pread(descriptor, &flag, 1, off_t(offset)) == 1 else { return nil }
+        return BTreePage.Kind(rawValue: flag)
     }
 
     /// Marks the pages of the b-tree at `root` as `owner`'s (`.table` gets `leaf` set per page).
@@ -61,6 +87,10 @@ final class PageMap {
         var pending = [root]
         while let number = pending.popLast() {
             guard Int(number) <= pageCount, number >= 1, owners[Int(number)] == .none else { continue }
+            if let kind = kind(number), kind.isLeaf {
+                if case .table(let index, _) = owner { owners[Int(number)] = .table(index: index, leaf: true) } else { owners[Int(number)] = owner }
+                continue
+            }
             let children: [UInt32]? = withPage(number) { bytes in
                 guard let page = BTreePage(bytes, pageNumber: number, usableSize: usableSize) else { return nil }
                 if case .table(let index, _) = owner { owners[Int(number)] = .table(index: index, leaf: page.kind.isLeaf) } else { owners[Int(number)] = owner }
@@ -72,7 +102,8 @@ final class PageMap {
                 if let right = page.rightChild { children.append(right) }
                 return children
             } ?? nil
-            pending += children ?? []
+            // Leftmost first: a tree written in order lies in runs of pages that read together.
+            pending += (children ?? []).reversed()
         }
     }
 

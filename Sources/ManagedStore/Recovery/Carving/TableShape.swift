@@ -20,6 +20,20 @@ struct TableShape: Sendable {
     let rowidColumn: Int?
     /// For a Core Data entity table: the entity numbers its rows may carry in `Z_ENT` (column 1).
     let entityNumbers: Set<Int64>?
+    /// `CellCarver`'s guesses at the serial types a freeblock header overwrote, by how many
+    /// type bytes it overwrote (0 to 3): worked out once, not once a freed cell.
+    private(set) var lostTypeGuesses: [[[UInt64]]]
+
+    init(name: String, root: UInt32, columns: [String], affinities: [Affinity], rowidColumn: Int?, entityNumbers: Set<Int64>?) {
+        self.name = name
+        self.root = root
+        self.columns = columns
+        self.affinities = affinities
+        self.rowidColumn = rowidColumn
+        self.entityNumbers = entityNumbers
+        lostTypeGuesses = []
+        lostTypeGuesses = (0...3).map { CellCarver.typeGuesses(shape: self, lostTypeBytes: $0) }
+    }
 
     /// Every rowid table of the store's schema, as the connection reads it.
     static func read(_ db: Database, mapping: StoreMapping?) throws -> [TableShape] {
