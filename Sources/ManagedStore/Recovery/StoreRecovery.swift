@@ -56,13 +56,29 @@ public struct StoreRecovery {
         entities = all.filter { wanted.contains($0.name) }
     }
 
+    /// What the phases find, handed to the caller's thread.
+    private enum Found: Sendable {
+        case object(RecoveredObject)
+        case missing(MissingKeys)
+    }
+
     /// Hands each recovered object to `object`, oldest deletion first, then each table's
-    /// missing keys to `missing`.
+    /// missing keys to `missing`, on the calling thread; the phases run on a thread of their
+    /// own meanwhile (`Handoff`).
     public func run(object: (RecoveredObject) throws -> Void, missing: (MissingKeys) throws -> Void) throws {
+        try Handoff<Found>.run({ yield in try self.phases(yield) }, consume: { found in
+            switch found {
+            case .object(let record): try object(record)
+            case .missing(let keys): try missing(keys)
+            }
+        })
+    }
+
+    private func phases(_ yield: (Found) throws -> Void) throws {
         var recovered: [String: Set<Int64>] = [:]
         func found(_ record: RecoveredObject) throws {
             if let key = record.objectID?.primaryKey { recovered[record.table.uppercased(), default: []].insert(key) }
-            try object(record)
+            try yield(.object(record))
         }
         var deleted = try DeletedInPastGenerations(store, entities: entities)
         try LiveRows.drop(from: &deleted, store: store)
@@ -77,7 +93,7 @@ public struct StoreRecovery {
             coreData ? shape.entityNumbers != nil && entityTables.contains(shape.name.uppercased())
                 : tables.isEmpty || tables.contains(shape.name.uppercased())
         }).run(found)
-        try MissingKeys.find(store, entities: entities, recovered: recovered, live: live, missing)
+        try MissingKeys.find(store, entities: entities, recovered: recovered, live: live) { try yield(.missing($0)) }
     }
 }
 

@@ -20,6 +20,8 @@ final class LiveRecords {
     /// Each table's root page in that state, by uppercased name.
     private let roots: [String: UInt32]
     private let wal: Int32
+    private let main: Int32
+    private let frameCount: Int
     /// Each walked table's scan, by uppercased name.
     private var scans: [String: LiveTableScan] = [:]
 
@@ -29,10 +31,12 @@ final class LiveRecords {
               let main = HeldDescriptors.kept(timeline.mainPath),
               let roots = try? store.reader.read(TableRoots.read) else { return nil }
         wal = open(timeline.mainPath + "-wal", O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        self.main = main
+        frameCount = timeline.log?.frames.count ?? 0
         self.image = image
         self.roots = roots
         usable = timeline.header.usableSize
-        pages = GenerationPages(pageSize: timeline.header.pageSize, frameCount: timeline.log?.frames.count ?? 0, main: main, wal: wal)
+        pages = GenerationPages(pageSize: timeline.header.pageSize, frameCount: frameCount, main: main, wal: wal)
     }
 
     deinit { if wal >= 0 { close(wal) } }
@@ -55,47 +59,54 @@ final class LiveRecords {
 
     /// What one walk of `table`'s leaves tells (its rows' digests only when `digests`), kept:
     /// the carving and the missing keys ask of the same tables, and a walk of a million rows
-    /// is worth doing once.
+    /// is worth doing once. A large table is walked in two halves at once, the upper on a
+    /// thread of its own: the carving waits for the digests, and nothing else runs meanwhile.
     func scan(_ table: String, digests wantsDigests: Bool) -> LiveTableScan {
         let key = table.uppercased()
         if let done = scans[key], done.askedForDigests || !wantsDigests { return done }
         var scan = LiveTableScan(askedForDigests: wantsDigests)
-        var digests: [UInt64]? = wantsDigests ? [] : nil
-        var gaps: [ClosedRange<Int64>]? = []
-        var previous = Int64.min
-        var next: Int64 = 1
-        let complete = cells(table) { bytes, cell in
-            if digests != nil {
-                if cell.payloadSize == cell.local.count, let digest = RecordDigest.of(bytes, record: cell.local) { digests!.append(digest) } else { digests = nil }
+        defer { scans[key] = scan }
+        guard let root = roots[key] else { return scan }
+        var walk = TableWalk(digests: wantsDigests, fromKeyOne: true)
+        var complete: Bool
+        if ProcessInfo.processInfo.activeProcessorCount > 1, let children = children(of: root), children.count >= 4 {
+            let lower = Array(children[..<(children.count / 2)]), upper = Array(children[(children.count / 2)...])
+            let other = GenerationPages(pageSize: pages.pageSize, frameCount: frameCount, main: main, wal: wal)
+            let higher = Background { [self] in
+                var walk = TableWalk(digests: wantsDigests, fromKeyOne: false)
+                return (cells(from: upper, pages: other) { walk.add($0, $1) }, walk)
             }
-            if gaps != nil {
-                if cell.rowid > previous {
-                    previous = cell.rowid
-                    if cell.rowid >= 1 {
-                        if cell.rowid > next { gaps!.append(next...(cell.rowid - 1)) }
-                        next = cell.rowid + 1
-                    }
-                } else {
-                    gaps = nil
-                }
-            }
-            return digests != nil || gaps != nil
+            complete = cells(from: lower, pages: pages) { walk.add($0, $1) }
+            if let (done, upperWalk) = try? higher.value(), done { walk.append(upperWalk) } else { complete = false }
+        } else {
+            complete = cells(from: [root], pages: pages) { walk.add($0, $1) }
         }
         if complete {
-            scan.digests = digests.map(RowDigests.init)
-            scan.keyGaps = gaps
-            scan.nextKey = next
+            scan.digests = walk.digests.map(RowDigests.init)
+            scan.keyGaps = walk.gaps
+            scan.nextKey = walk.next
         }
-        scans[key] = scan
         return scan
     }
 
-    /// Hands every cell of `table`'s leaves to `body` in key order (false from it stops the
-    /// walk); false when the walk did not reach every cell.
-    private func cells(_ table: String, _ body: (UnsafeRawBufferPointer, BTreePage.TableCell) -> Bool) -> Bool {
-        guard let root = roots[table.uppercased()] else { return false }
+    /// The children of interior page `number`, in key order; nil for a leaf or a page that does not read.
+    private func children(of number: UInt32) -> [UInt32]? {
         pages.failed = false
-        var pending = [root]
+        guard let bytes = pages.page(number, in: image), !pages.failed, let page = BTreePage(bytes, pageNumber: number, usableSize: usable),
+              page.kind == .tableInterior, let right = page.rightChild else { return nil }
+        var children: [UInt32] = []
+        for index in 0..<page.cellCount {
+            guard let offset = page.cellOffset(index), let child = FormatBytes.u32(bytes, offset) else { return nil }
+            children.append(child)
+        }
+        return children + [right]
+    }
+
+    /// Hands every cell of the subtrees at `starts` (in key order) to `body`, leaves read through
+    /// `pages` (false from `body` stops the walk); false when the walk did not reach every cell.
+    private func cells(from starts: [UInt32], pages: GenerationPages, _ body: (UnsafeRawBufferPointer, BTreePage.TableCell) -> Bool) -> Bool {
+        pages.failed = false
+        var pending = Array(starts.reversed())
         var seen = Set<UInt32>()
         while let number = pending.popLast() {
             guard seen.insert(number).inserted, seen.count <= image.pageCount else { return false }

@@ -59,6 +59,16 @@ public final class CancellationScope: @unchecked Sendable {
         return try body()
     }
 
+    /// Runs `body` as part of the work of a scope already running on another thread (a
+    /// phase that work hands to a thread of its own): a request stops it too. The connections
+    /// watched stay the scope's when it ends.
+    func share<T>(_ body: () throws -> T) rethrows -> T {
+        let previous = pthread_getspecific(Self.key)
+        pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.key, previous) }
+        return try body()
+    }
+
     /// The scope of the calling thread, if it runs inside one.
     public static var current: CancellationScope? {
         guard let pointer = pthread_getspecific(key) else { return nil }
