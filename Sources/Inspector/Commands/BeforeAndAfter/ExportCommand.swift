@@ -40,7 +40,10 @@ public struct ExportCommand: SessionCommand {
     /// millisecond) would not read back to the same moment: that one is its seconds since
     /// 2001, so that an import stores the very value exported.
     static func exported(_ value: ObjectValue) -> OutputValue {
-        if case .attribute(.date(let seconds)) = value, !ImportDates.readsBack(seconds, OutputValue.isoDate(seconds)) {
+        // A whole number of seconds in the years 1 to 9900, which ISO 8601 text writes with four
+        // digits, reads back exactly; only other values are written out and parsed to see.
+        if case .attribute(.date(let seconds)) = value, !(seconds.rounded() == seconds && seconds > -6e10 && seconds < 2.5e11),
+           !ImportDates.readsBack(seconds, OutputValue.isoDate(seconds)) {
             return .real(seconds)
         }
         return OutputValue(value, rawArchives: true)

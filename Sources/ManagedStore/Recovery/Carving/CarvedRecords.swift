@@ -38,7 +38,7 @@ struct CarvedRecords {
         for index in live.count..<shapes.count { map.walk(root: shapes[index].root, as: .table(index: index, leaf: true)) }
         map.walkFreelist()
         var liveRows = LiveRowSet(store: store, live: self.live)
-        var reported = Set<Int>()
+        var reported = Set<UInt64>()
         // Per table and entity, where its attributes are among the columns.
         var columns: [ColumnsKey: EntityColumns] = [:]
         let usable = map.usableSize
@@ -96,11 +96,10 @@ struct CarvedRecords {
             let unreadable = liveRows.unreadable
             for ((shape, cell, space), isLive) in zip(found, held) {
                 guard !isLive else { continue }
-                var hasher = Hasher()
-                hasher.combine(shape.name)
-                hasher.combine(cell.rowid)
-                hasher.combine(cell.values)
-                guard reported.insert(hasher.finalize()).inserted else { continue }
+                var digest = RecordDigest()
+                digest.integer(Int64(shape.name.hashValue))
+                if let rowid = cell.rowid { digest.integer(rowid) } else { digest.null() }
+                guard reported.insert(digest.value ^ RecordDigest.of(cell.values)).inserted else { continue }
                 try body(named(cell, shape: shape, source: .carved(page: page, offset: cell.offset, space: space),
                                uncompared: unreadable.contains(shape.name), columns: &columns))
             }
@@ -216,7 +215,7 @@ struct CarvedRecords {
 /// table's rows (`RecordDigest`), read once per table when first needed (8 bytes a row).
 struct LiveRowSet {
     let store: PersistentStore
-    /// The digests SQLite read, for a table the format reader could not digest.
+    /// Each table's live rows' digests, as the format reader's scan or SQLite read them.
     private var digestsRead: [String: RowDigests] = [:]
     /// The newest state through the format reader (nil when it cannot be set up: SQLite alone).
     private let live: LiveRecords?
@@ -286,16 +285,20 @@ struct LiveRowSet {
     private mutating func holds(_ cell: CellCarver.Cell, shape: TableShape) throws -> Bool {
         do {
             let wanted = RecordDigest.of(cell.values)
-            if let digests = live?.scan(shape.name, digests: true).digests { return digests.contains(wanted) }
-            if digestsRead[shape.name] == nil {
+            if let known = digestsRead[shape.name] { return known.contains(wanted) }
+            let digests: RowDigests
+            if let scanned = live?.scan(shape.name, digests: true).digests {
+                digests = scanned
+            } else {
                 var all: [UInt64] = []
                 try store.reader.unsafeRead { db in
                     let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \(SQL.identifier(shape.name))")
                     while let row = try rows.next() { all.append(RecordDigest.of(Self.values(row, shape: shape))) }
                 }
-                digestsRead[shape.name] = RowDigests(all)
+                digests = RowDigests(all)
             }
-            return digestsRead[shape.name]?.contains(wanted) ?? false
+            digestsRead[shape.name] = digests
+            return digests.contains(wanted)
         } catch {
             // A table the newest state no longer has (dropped): no live row holds anything; a
             // damaged one cannot be compared with.

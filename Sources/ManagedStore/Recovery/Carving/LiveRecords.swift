@@ -74,12 +74,12 @@ final class LiveRecords {
             let other = GenerationPages(pageSize: pages.pageSize, frameCount: frameCount, main: main, wal: wal)
             let higher = Background { [self] in
                 var walk = TableWalk(digests: wantsDigests, fromKeyOne: false)
-                return (cells(from: upper, pages: other) { walk.add($0, $1) }, walk)
+                return (cells(from: upper, pages: other, keysOnly: !wantsDigests) { walk.add($0, $1) }, walk)
             }
-            complete = cells(from: lower, pages: pages) { walk.add($0, $1) }
+            complete = cells(from: lower, pages: pages, keysOnly: !wantsDigests) { walk.add($0, $1) }
             if let (done, upperWalk) = try? higher.value(), done { walk.append(upperWalk) } else { complete = false }
         } else {
-            complete = cells(from: [root], pages: pages) { walk.add($0, $1) }
+            complete = cells(from: [root], pages: pages, keysOnly: !wantsDigests) { walk.add($0, $1) }
         }
         if complete {
             scan.digests = walk.digests.map(RowDigests.init)
@@ -104,7 +104,8 @@ final class LiveRecords {
 
     /// Hands every cell of the subtrees at `starts` (in key order) to `body`, leaves read through
     /// `pages` (false from `body` stops the walk); false when the walk did not reach every cell.
-    private func cells(from starts: [UInt32], pages: GenerationPages, _ body: (UnsafeRawBufferPointer, BTreePage.TableCell) -> Bool) -> Bool {
+    private func cells(from starts: [UInt32], pages: GenerationPages, keysOnly: Bool,
+                       _ body: (UnsafeRawBufferPointer, BTreePage.TableCell) -> Bool) -> Bool {
         pages.failed = false
         var pending = Array(starts.reversed())
         var seen = Set<UInt32>()
@@ -124,7 +125,14 @@ final class LiveRecords {
                     return true
                 case .tableLeaf:
                     for index in 0..<page.cellCount {
-                        guard let offset = page.cellOffset(index), let cell = page.tableCell(at: offset), body(bytes, cell) else { return false }
+                        guard let offset = page.cellOffset(index) else { return false }
+                        // Only the key, where that is all the walk wants: no record's size worked out.
+                        if keysOnly {
+                            guard let rowid = page.tableCellRowid(at: offset),
+                                  body(bytes, BTreePage.TableCell(rowid: rowid, payloadSize: 0, local: 0..<0, overflowPage: nil)) else { return false }
+                            continue
+                        }
+                        guard let cell = page.tableCell(at: offset), body(bytes, cell) else { return false }
                     }
                     return true
                 default:

@@ -106,6 +106,14 @@ public struct BTreePage {
         return TableCell(rowid: Int64(bitPattern: rowid), payloadSize: size, local: afterKey..<(afterKey + local), overflowPage: overflow)
     }
 
+    /// The rowid of the table-leaf cell at `offset`, its payload not looked at (a walk of a
+    /// table's keys reads a million of them).
+    public func tableCellRowid(at offset: Int) -> Int64? {
+        guard kind == .tableLeaf, let (_, afterSize) = FormatBytes.varint(bytes, at: offset),
+              let (rowid, _) = FormatBytes.varint(bytes, at: afterSize) else { return nil }
+        return Int64(bitPattern: rowid)
+    }
+
     /// The cells of a table leaf, in key order; cells that do not parse are skipped.
     public var tableCells: [TableCell] {
         (0..<cellCount).compactMap { cellOffset($0).flatMap(tableCell(at:)) }
