@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
 /// Homebrew's readline is keg-only: pkg-config is how SwiftPM finds it on macOS, where the

@@ -12,7 +12,8 @@ class Cdinspect < Formula
   license "MIT"
   head "https://github.com/cdinspect/cdinspect.git", branch: "main"
 
-  depends_on xcode: ["16.4", :build] if OS.mac?
+  # Swift 6.2 is the floor: swift-log, which the MCP server's transport needs, declares tools 6.2.
+  depends_on xcode: ["26.0", :build] if OS.mac?
 
   uses_from_macos "libedit"
   uses_from_macos "sqlite"
@@ -25,8 +26,10 @@ class Cdinspect < Formula
 
   def install
     # libedit on both systems: the installed binary is MIT throughout.
+    # SwiftPM's own sandbox cannot start inside Homebrew's build sandbox.
     args = ["PREFIX=#{prefix}"]
-    args << (OS.mac? ? "TRAITS=Editline" : "EXTRA_SWIFT_FLAGS=--traits Editline")
+    args << "TRAITS=Editline" if OS.mac?
+    args << (OS.mac? ? "EXTRA_SWIFT_FLAGS=--disable-sandbox" : "EXTRA_SWIFT_FLAGS=--traits Editline --disable-sandbox")
     system "make", "install", *args
   end
 

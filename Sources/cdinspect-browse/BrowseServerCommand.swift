@@ -54,7 +54,7 @@ struct BrowseServerCommand: ParsableCommand {
         let running = server.site
         let url = running.gate.loginURL
         let mode = options.write ? "writes (Save keeps a snapshot first)" : "read-only"
-        FileHandle.standardOutput.write(Data("cdinspect: browsing \(path), \(mode); Ctrl-C stops\n\(url)\n".utf8))
+        FileHandle.standardOutput.writeIgnoringErrors(Data("cdinspect: browsing \(path), \(mode); Ctrl-C stops\n\(url)\n".utf8))
         if options.open { BrowserLauncher.open(url) }
         Stop.install {
             let pending = running.pendingChanges
@@ -66,7 +66,7 @@ struct BrowseServerCommand: ParsableCommand {
     }
 
     static func say(_ kind: String, _ message: String) {
-        FileHandle.standardError.write(Data("cdinspect: \(kind): \(message)\n".utf8))
+        FileHandle.standardError.writeIgnoringErrors(Data("cdinspect: \(kind): \(message)\n".utf8))
     }
 }
 

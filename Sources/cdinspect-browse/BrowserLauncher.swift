@@ -1,4 +1,5 @@
 import Foundation
+import ManagedStore
 
 /// `--open`: the default browser, on a file holding a redirect to the login address, so the
 /// token is never on a command line another user's `ps` can read (Jupyter's way). The file is
@@ -29,7 +30,7 @@ enum BrowserLauncher {
             process.standardError = FileHandle.nullDevice
             try process.run()
         } catch {
-            FileHandle.standardError.write(Data("cdinspect: warning: could not open a browser (\(error.localizedDescription)); open the address above\n".utf8))
+            FileHandle.standardError.writeIgnoringErrors(Data("cdinspect: warning: could not open a browser (\(error.localizedDescription)); open the address above\n".utf8))
         }
     }
 

@@ -95,7 +95,7 @@ struct MCPServerCommand: ParsableCommand {
         """
 
     static func say(_ kind: String, _ message: String) {
-        FileHandle.standardError.write(Data("cdinspect: \(kind): \(message)\n".utf8))
+        FileHandle.standardError.writeIgnoringErrors(Data("cdinspect: \(kind): \(message)\n".utf8))
     }
 }
 

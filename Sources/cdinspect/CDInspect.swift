@@ -99,7 +99,7 @@ struct CDInspect: ParsableCommand {
                 if let usage {
                     // The session is the default subcommand, typed without its hidden name.
                     let shown = usage.replacingOccurrences(of: "Usage: cdinspect session ", with: "Usage: cdinspect ")
-                    FileHandle.standardError.write(Data((shown + "\n").utf8))
+                    FileHandle.standardError.writeIgnoringErrors(Data((shown + "\n").utf8))
                 }
                 status = ExitStatus.usage
             }

@@ -6,16 +6,16 @@ import ManagedStore
 enum Diagnostics {
     static func error(_ message: String) {
         let label = Terminal.usesColor(STDERR_FILENO) ? "\u{1B}[31mcdinspect: error:\u{1B}[0m " : "cdinspect: error: "
-        FileHandle.standardError.write(Data((label + message + "\n").utf8))
+        FileHandle.standardError.writeIgnoringErrors(Data((label + message + "\n").utf8))
     }
 
     /// A line of the SQL debug log, as Core Data writes it to the console.
     static func log(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.writeIgnoringErrors(Data((line + "\n").utf8))
     }
 
     static func warning(_ message: String) {
-        FileHandle.standardError.write(Data(("cdinspect: warning: " + message + "\n").utf8))
+        FileHandle.standardError.writeIgnoringErrors(Data(("cdinspect: warning: " + message + "\n").utf8))
     }
 
     /// Runs `body`, reporting a failure the one way every front end does and turning it

@@ -6,6 +6,7 @@ import CReadline
 import CEditline
 #endif
 import Foundation
+import ManagedStore
 
 /// The REPL's line editor: GNU readline, libedit's readline emulation, or, built with neither
 /// (`--disable-default-traits`), plain lines from the terminal as sqlite's shell reads them
@@ -85,7 +86,7 @@ enum LineEditor {
     /// Removing and installing the handler again is what resets the line in every editor.
     static func discardLine(prompt: String) {
         finish()
-        FileHandle.standardOutput.write(Data("\n".utf8))
+        FileHandle.standardOutput.writeIgnoringErrors(Data("\n".utf8))
         #if !(Readline || Editline)
         PlainLines.discard()
         #endif
@@ -123,7 +124,7 @@ private enum PlainLines {
     nonisolated(unsafe) private static var partial: [UInt8] = []
 
     static func prompt(_ prompt: String) {
-        FileHandle.standardOutput.write(Data(prompt.utf8))
+        FileHandle.standardOutput.writeIgnoringErrors(Data(prompt.utf8))
     }
 
     static func discard() {

@@ -51,7 +51,7 @@ enum Overview {
         switch arguments.first {
         case nil:
             // The overview to read, and one error line that says what was missing.
-            FileHandle.standardOutput.write(Data(text.utf8))
+            FileHandle.standardOutput.writeIgnoringErrors(Data(text.utf8))
             Diagnostics.error("no store given: cdinspect STORE, or cdinspect COMMAND STORE with a command above")
             Foundation.exit(ExitStatus.usage)
         case "--help", "-h":
@@ -68,7 +68,7 @@ enum Overview {
         default:
             return nil
         }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        FileHandle.standardOutput.writeIgnoringErrors(Data(text.utf8))
         Foundation.exit(ExitStatus.success)
     }
 }

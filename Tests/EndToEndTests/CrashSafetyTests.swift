@@ -27,15 +27,20 @@ final class CrashSafetyTests: XCTestCase {
 
     /// The folder every kill point starts from: the example store with 30 people, three of
     /// them with a 200 KB photo in a file (dave3, dave13, dave23: Person/p4, p14, p24).
-    private func template(_ extra: (URL) throws -> Void = { _ in }) throws -> URL {
-        let folder = try Fixtures.temporaryDirectory(self).appendingPathComponent("template")
+    func template(_ extra: (URL) throws -> Void = { _ in }) throws -> URL {
+        try Self.template(in: self, extra)
+    }
+
+    /// The same folder, in `test`'s temporary directory (for another test class's scenarios).
+    static func template(in test: XCTestCase, _ extra: (URL) throws -> Void = { _ in }) throws -> URL {
+        let folder = try Fixtures.temporaryDirectory(test).appendingPathComponent("template")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         _ = try Fixtures.exampleStore(in: folder, people: 30, photos: [Self.photo])
         try extra(folder)
         return folder
     }
 
-    private func environment(_ folder: URL) -> [String: String] {
+    static func environment(_ folder: URL) -> [String: String] {
         ["XDG_DATA_HOME": folder.appendingPathComponent("library").path, "HOME": folder.path]
     }
 
@@ -48,7 +53,7 @@ final class CrashSafetyTests: XCTestCase {
         let before = try StoreState.read(Self.copy(template, to: runs.appendingPathComponent("before")).appendingPathComponent("People.sqlite").path)
 
         let clean = try Self.copy(template, to: runs.appendingPathComponent("clean"))
-        let (calls, result) = try harness.count(scenario.arguments(clean), stdin: scenario.stdin, environment: environment(clean))
+        let (calls, result) = try harness.count(scenario.arguments(clean), stdin: scenario.stdin, environment: Self.environment(clean))
         XCTAssertEqual(result.status, 0, "\(scenario.name), clean run: \(result.stderr)")
         let after = try StoreState.read(scenario.store(clean))
         XCTAssertEqual(after.dangling, [], "\(scenario.name), clean run")
@@ -63,7 +68,7 @@ final class CrashSafetyTests: XCTestCase {
                 points += 1
                 let folder = try Self.copy(template, to: runs.appendingPathComponent("\(call)-\(n)"))
                 defer { try? FileManager.default.removeItem(at: folder) }
-                let killed = try harness.kill(scenario.arguments(folder), stdin: scenario.stdin, environment: environment(folder), call: call, at: n)
+                let killed = try harness.kill(scenario.arguments(folder), stdin: scenario.stdin, environment: Self.environment(folder), call: call, at: n)
                 let point = "\(scenario.name), killed on entry to \(call) #\(n)"
                 if let problem = try scenario.check?(folder) { XCTFail("\(point): \(problem)") }
                 guard scenario.changesStore else {
@@ -82,7 +87,7 @@ final class CrashSafetyTests: XCTestCase {
                 outcomes[killed ? outcome : "not killed", default: 0] += 1
                 // What the kill left over goes with the next write (a save), and nothing else.
                 if !left.unreferenced.isEmpty {
-                    let next = try CLI.run([scenario.store(folder), "-c", "update Person/p1 age=77", "-c", "save"], environment: environment(folder))
+                    let next = try CLI.run([scenario.store(folder), "-c", "update Person/p1 age=77", "-c", "save"], environment: Self.environment(folder))
                     XCTAssertEqual(next.status, 0, "\(point), the next save: \(next.stderr)")
                     XCTAssertTrue(next.stderr.contains("no row names were removed"), "\(point): the next save says what it swept: \(next.stderr)")
                     let swept = try StoreState.read(scenario.store(folder))
@@ -98,13 +103,13 @@ final class CrashSafetyTests: XCTestCase {
         return outcomes
     }
 
-    private static func copy(_ template: URL, to folder: URL) throws -> URL {
+    static func copy(_ template: URL, to folder: URL) throws -> URL {
         try? FileManager.default.removeItem(at: folder)
         try copyFolder(template, to: folder)
         return folder
     }
 
-    private static func store(_ folder: URL) -> String { folder.appendingPathComponent("People.sqlite").path }
+    static func store(_ folder: URL) -> String { folder.appendingPathComponent("People.sqlite").path }
 
     // MARK: The writing commands
 
@@ -198,7 +203,7 @@ final class CrashSafetyTests: XCTestCase {
         let template = try template()
         let scenario = KillScenario(name: "snapshot", arguments: { ["snapshot", Self.store($0), "kept"] }, check: { folder in
             // Listed only whole: its copy sound, its photos all there.
-            let listed = try CLI.run(["snapshots", Self.store(folder), "--format", "json"], environment: self.environment(folder))
+            let listed = try CLI.run(["snapshots", Self.store(folder), "--format", "json"], environment: Self.environment(folder))
             guard listed.status == 0 else { return "snapshots failed: \(listed.stderr)" }
             let rows = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]] ?? []
             guard let row = rows.first else { return nil }

@@ -14,7 +14,7 @@ public struct ChildProcess {
     /// they map to, in place of a file.
     public init(_ arguments: [String], environment: [String: String], files: [Int32: String], descriptors: [Int32: Int32] = [:],
          newSession: Bool = false) throws {
-        var actions = SpawnActions()
+        var actions = ChildProcess.blankActions()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for descriptor: Int32 in 0...2 {
@@ -31,7 +31,7 @@ public struct ChildProcess {
         _ = ChildProcess.closeFrom?(&actions, 3)
         #endif
 
-        var attributes = SpawnAttributes()
+        var attributes = ChildProcess.blankAttributes()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         // Signals as a fresh process has them, whatever the test runner blocked or ignored.
@@ -133,11 +133,16 @@ public struct ChildProcess {
 
     #if canImport(Darwin)
     private static let setSession = Int16(0x0400)  // POSIX_SPAWN_SETSID
+    // Opaque pointers on Darwin, which `_init` allocates: they start as nil.
     private typealias SpawnActions = posix_spawn_file_actions_t?
     private typealias SpawnAttributes = posix_spawnattr_t?
+    private static func blankActions() -> SpawnActions { nil }
+    private static func blankAttributes() -> SpawnAttributes { nil }
     #else
     private static let setSession = Int16(0x80)  // POSIX_SPAWN_SETSID
     private typealias SpawnActions = posix_spawn_file_actions_t
     private typealias SpawnAttributes = posix_spawnattr_t
+    private static func blankActions() -> SpawnActions { SpawnActions() }
+    private static func blankAttributes() -> SpawnAttributes { SpawnAttributes() }
     #endif
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ManagedStore
 
 /// Graphviz's `dot`, which lays a diagram's DOT out as SVG: run as a child process when it is
 /// installed (it is not a library of the build), with the DOT on its standard input, a time
@@ -54,7 +55,7 @@ public enum Graphviz {
         }
         // Written on its own thread: dot may fill its output before it has read all its input.
         let writer = Thread {
-            input.fileHandleForWriting.write(Data(source.utf8))
+            input.fileHandleForWriting.writeIgnoringErrors(Data(source.utf8))
             try? input.fileHandleForWriting.close()
         }
         writer.start()

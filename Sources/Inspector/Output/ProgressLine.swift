@@ -1,4 +1,5 @@
 import Foundation
+import ManagedStore
 
 /// A line of progress on standard error, rewritten in place (`\r`) while long work runs and
 /// cleared when it ends; nothing when standard error is no terminal, so logs and pipes see
@@ -10,11 +11,11 @@ public struct ProgressLine {
 
     public func show(_ text: String) {
         guard isShown else { return }
-        FileHandle.standardError.write(Data("\r\(text)\u{1B}[K".utf8))
+        FileHandle.standardError.writeIgnoringErrors(Data("\r\(text)\u{1B}[K".utf8))
     }
 
     public func clear() {
         guard isShown else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        FileHandle.standardError.writeIgnoringErrors(Data("\r\u{1B}[K".utf8))
     }
 }

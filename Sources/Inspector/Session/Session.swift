@@ -40,7 +40,7 @@ public final class Session {
 
     /// Notes as the command line says them: on stderr, after the program's name.
     public static func standardErrorNote(_ text: String) {
-        FileHandle.standardError.write(Data("cdinspect: \(text)\n".utf8))
+        FileHandle.standardError.writeIgnoringErrors(Data("cdinspect: \(text)\n".utf8))
     }
 
     /// The named contexts, made when a command first needs one.

@@ -77,6 +77,7 @@ public final class Coordinator {
         }
         let store = self.store
         func transaction() throws -> T {
+            var commitAsked = false
             do {
                 return try queue.writeWithoutTransaction { db in
                     var result: T?
@@ -85,12 +86,17 @@ public final class Coordinator {
                         defer { if let timer { store.log?.executed(time: timer.elapsed) } }
                         result = try body(db)
                         try files?.makeDurable(db, store: store)
+                        commitAsked = true
                         return .commit
                     }
                     committed = true
                     return result!
                 }
             } catch let error as DatabaseError {
+                // The disk failed while SQLite wrote or synced the commit: the -wal may hold it
+                // whole, and the next open would find it, so the files its rows name stay (if it
+                // is not there, they are files no row names, which the next write sweeps).
+                if commitAsked, [.SQLITE_IOERR, .SQLITE_FULL].contains(error.resultCode) { files?.commitInDoubt = true }
                 throw StoreConnection.translate(error, file: store.file)
             }
         }

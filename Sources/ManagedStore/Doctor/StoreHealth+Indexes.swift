@@ -49,7 +49,7 @@ extension StoreHealth {
                 found.append(DoctorFinding(.warning, "to_one_unindexed", entity: mapping.name, property: r.relationship.name, count: Int64(count),
                                            detail: "the to-one key \(column) of \(mapping.table) has no index (Core Data creates "
                                                + "\(mapping.table)_\(column)_INDEX): following \(r.relationship.inverseName.map { "the inverse \($0)" } ?? "it back") "
-                                               + "reads all \(count.formatted()) rows each time"))
+                                               + "reads all \(count.groupedDigits) rows each time"))
             }
         }
         guard try db.tableExists("sqlite_stat1") else {
@@ -71,8 +71,8 @@ extension StoreHealth {
             guard now >= 1_000, analysed == 0 || now >= analysed * 2 || now * 2 <= analysed else { continue }
             let entity = store.mapping.rootEntity(ofTable: table)?.name
             found.append(DoctorFinding(.warning, "statistics_stale", entity: entity, count: Int64(now),
-                                       detail: "SQLite's statistics were gathered when \(table) had \(analysed.formatted()) rows; it has "
-                                           + "\(now.formatted()) now, so its plans weigh the table at the wrong size (ANALYZE gathers them again)"))
+                                       detail: "SQLite's statistics were gathered when \(table) had \(analysed.groupedDigits) rows; it has "
+                                           + "\(now.groupedDigits) now, so its plans weigh the table at the wrong size (ANALYZE gathers them again)"))
         }
         return found
     }

@@ -44,7 +44,7 @@ public struct QueryPlan: Sendable {
         for step in steps where step.access == .scan {
             let rows = tables.first { $0.entity == step.entity }?.rows
             let noun = step.entity ?? "table"
-            parts.append("reads every \(noun) row" + (rows.map { " (\($0.formatted()))" } ?? "") + (step.parent == 0 ? "" : " for each row of the outer query"))
+            parts.append("reads every \(noun) row" + (rows.map { " (\($0.groupedDigits))" } ?? "") + (step.parent == 0 ? "" : " for each row of the outer query"))
         }
         if steps.contains(where: { $0.access == .sort }) { parts.append("sorts the rows in a temporary B-tree") }
         let searches = steps.filter { $0.access == .search }.compactMap { step in step.index.map { "\(step.entity ?? "the table") by \($0)" } }

@@ -63,29 +63,55 @@ struct FolderRestore {
         if changed { try disk.syncFolder(target) }
     }
 
-    /// The rows were not restored: the files added go again.
+    /// Before the rows: the snapshot's bytes of each file it replaces are copied beside that
+    /// file under its `.interim` name and synced, with their folders, so that after the
+    /// commit only a rename is left to do; a failure here stops the restore before any row
+    /// changes.
+    func stageReplacements() throws {
+        for (incoming, target) in replacements {
+            let temporary = target + ExternalDataFiles.interimSuffix
+            try? disk.remove(temporary)
+            try disk.copy(incoming, to: temporary)
+        }
+        for folder in Set(replacements.map { ($0.target as NSString).deletingLastPathComponent }).sorted() { try disk.syncFolder(folder) }
+    }
+
+    /// The rows were not restored: the files added go again, and the staged replacements.
     func undoAdded() {
+        for (_, target) in replacements { try? disk.remove(target + ExternalDataFiles.interimSuffix) }
         for path in added.reversed() { try? disk.remove(path) }
         for folder in madeFolders.reversed() { disk.removeEmptyFolder(folder) }
     }
 
-    /// After the rows: what the snapshot's folders do not have is removed, and a file whose
-    /// bytes differ is replaced by the snapshot's (copied beside it, synced, renamed over).
-    /// A failure here leaves only files no restored row names.
-    func removeAndReplace() {
-        for (incoming, target) in replacements {
-            let temporary = target + ExternalDataFiles.interimSuffix
+    /// After the rows: each staged file is renamed over the file it replaces and its folder
+    /// synced, and what the snapshot's folders do not have is removed (a failure to remove
+    /// leaves only files no restored row names). Throws, naming them, when a replaced file
+    /// is not durably the snapshot's: the restored rows name it.
+    func removeAndReplace() throws {
+        var notReplaced: [String] = []
+        var reason = ""
+        var folders: [String: [String]] = [:]
+        for (_, target) in replacements {
             do {
-                try? disk.remove(temporary)
-                try disk.copy(incoming, to: temporary)
-                try disk.rename(temporary, to: target)
-            } catch {
-                try? disk.remove(temporary)
+                try disk.rename(target + ExternalDataFiles.interimSuffix, to: target)
+                folders[(target as NSString).deletingLastPathComponent, default: []].append(target)
+            } catch let error as DiskError {
+                notReplaced.append(target)
+                reason = error.reason
+            }
+        }
+        for (folder, targets) in folders.sorted(by: { $0.key < $1.key }) {
+            do {
+                try disk.syncFolder(folder)
+            } catch let error as DiskError {
+                notReplaced += targets
+                reason = error.reason
             }
         }
         for relative in relatives {
             removeExtra(in: storeFolder.appendingPathComponent(relative).path, keeping: snapshotFolder.appendingPathComponent(relative).path)
         }
+        if !notReplaced.isEmpty { throw SnapshotError.filesNotReplaced(paths: notReplaced.sorted(), reason: reason) }
     }
 
     private func removeExtra(in target: String, keeping incoming: String) {

@@ -24,6 +24,12 @@ public enum SnapshotError: Error, CustomStringConvertible, Equatable {
     /// A file of the snapshot or of the restore could not be written (a full disk, a
     /// read-only folder); what was begun is undone.
     case cannotWrite(path: String, reason: String)
+    /// The rows were restored, but files they name (photos, external data) could not be
+    /// made durably the snapshot's: a rename or its folder's sync failed.
+    case filesNotReplaced(paths: [String], reason: String)
+    /// The disk failed while SQLite synced the restored rows, which the files hold all the
+    /// same: the next open reads them, but a power cut may still take them back.
+    case restoredUnsure(reason: String)
 
     public var description: String {
         switch self {
@@ -49,6 +55,13 @@ public enum SnapshotError: Error, CustomStringConvertible, Equatable {
             return "the snapshot \(path) is damaged (SQLite's quick_check: \(first)\(more)): nothing was restored"
         case .cannotWrite(let path, let reason):
             return "cannot write \(path): \(reason); nothing was changed"
+        case .restoredUnsure(let reason):
+            return "the disk failed while the restored rows were being synced (\(reason)): the store's files hold them and its "
+                + "folders match them, but a power cut may still take them back; restore the same snapshot again once the disk is sound"
+        case .filesNotReplaced(let paths, let reason):
+            let more = paths.count > 1 ? " and \(paths.count - 1) more" : ""
+            return "the rows were restored, but \(paths[0])\(more) may not hold the snapshot's bytes that the restored rows "
+                + "expect (\(reason)): restore the same snapshot again to replace them"
         }
     }
 }

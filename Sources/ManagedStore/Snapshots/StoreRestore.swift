@@ -35,10 +35,20 @@ public enum StoreRestore {
 
         let kept = try StoreSnapshot.take(of: store, name: keepName, into: keep, disk: disk)
         var folders = FolderRestore(snapshotFolder: snapshot.folder, storePath: store.path, disk: disk)
+        var rowsCopied = false
         do {
             try folders.addMissing()
+            try folders.stageReplacements()
+            rowsCopied = true
             try copyRows(from: snapshot.storePath, into: store)
         } catch {
+            // A disk that failed while SQLite wrote or synced the rows' commit may have left it
+            // whole in the -wal, where the next open finds it: the files are then settled as
+            // the restored rows name them, and the error says the rows are back.
+            if rowsCopied, filesHoldRows(of: snapshot.storePath, store: store) {
+                try? folders.removeAndReplace()
+                throw SnapshotError.restoredUnsure(reason: "\(error)")
+            }
             // Nothing was restored: the files added go, and so does the snapshot kept of a
             // store that did not change.
             folders.undoAdded()
@@ -46,8 +56,33 @@ public enum StoreRestore {
             if let error = error as? DiskError { throw SnapshotError.cannotWrite(path: error.path, reason: error.reason) }
             throw error
         }
-        folders.removeAndReplace()
+        try folders.removeAndReplace()
         return kept
+    }
+
+    /// Whether the store's files hold the snapshot's rows, as the next open of the store will
+    /// read them: from the newest commit the `-wal`'s own frames hold (`StoreTimeline`), not
+    /// from the wal-index, which a commit whose sync failed leaves without it. Compared table
+    /// by table (`EXCEPT` both ways) with the snapshot's copy.
+    static func filesHoldRows(of snapshotPath: String, store: PersistentStore) -> Bool {
+        guard let timeline = try? StoreTimeline.read(path: store.path),
+              let file = try? store.file.reading(generation: timeline.newestToken, in: timeline),
+              let queue = try? StoreConnection.open(file, readonly: true) else { return false }
+        defer { try? StoreConnection.close(queue) }
+        return (try? queue.inDatabase { db -> Bool in
+            try db.execute(sql: "ATTACH DATABASE ? AS snapshot", arguments: [snapshotPath])
+            let list = "SELECT name FROM %@.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
+            let tables = try String.fetchAll(db, sql: list.replacingOccurrences(of: "%@", with: "main"))
+            guard tables == (try String.fetchAll(db, sql: list.replacingOccurrences(of: "%@", with: "snapshot"))) else { return false }
+            for table in tables {
+                let name = SQL.identifier(table)
+                for (a, b) in [("main", "snapshot"), ("snapshot", "main")] {
+                    let extra = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM \(a).\(name) EXCEPT SELECT * FROM \(b).\(name))") ?? 1
+                    if extra > 0 { return false }
+                }
+            }
+            return true
+        }) ?? false
     }
 
     /// The entities whose version hash is not the same on both sides, or that one side lacks.

@@ -109,7 +109,13 @@ public struct StoreSnapshot: Sendable {
             try disk.syncFolder(partial.path)
             if fm.fileExists(atPath: folder.path) { try fm.removeItem(at: folder) }
             try disk.rename(partial.path, to: folder.path)
-            try disk.syncFolder(parent.path)
+            do {
+                try disk.syncFolder(parent.path)
+            } catch {
+                // Named but not durably: no snapshot a power cut could take back is listed.
+                disk.removeTree(folder.path)
+                throw error
+            }
             return try StoreSnapshot(folder: folder)
         } catch {
             disk.removeTree(partial.path)

@@ -37,9 +37,14 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
     case generationGone(token: String, why: String)
     /// A past generation is read-only: the files hold it, no save can go into it.
     case pastGenerationIsReadOnly(token: String)
+    /// The folder holding a store that is about to be written could not be synced: the
+    /// `-wal` SQLite made there might not survive a power cut, nor the saves in it.
+    case folderNotSynced(path: String, reason: String)
 
     public var description: String {
         switch self {
+        case .folderNotSynced(let path, let reason):
+            return "cannot sync the folder \(path) (\(reason)): a save there might not survive a power cut, so nothing was written"
         case .interrupted:
             return "interrupted: the command stopped, and any changes it was making were rolled back"
         case .notFound(let path):

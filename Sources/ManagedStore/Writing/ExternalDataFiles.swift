@@ -132,10 +132,18 @@ public final class ExternalDataFiles {
         leftovers = []
     }
 
-    /// The transaction rolled back: nothing it wrote stays.
+    /// Set when the commit failed on the disk after SQLite began it (`Coordinator`): the
+    /// `-wal` may hold it whole, so the files it names are not removed.
+    public var commitInDoubt = false
+
+    /// The transaction rolled back: nothing it wrote stays (unless its commit is in doubt:
+    /// then what it wrote stays, as files the next write sweeps if no row names them).
     public func rolledBack() {
-        for name in created { try? disk.remove(path(name)) }
-        for made in madeFolders.reversed() { disk.removeEmptyFolder(made) }
+        if !commitInDoubt {
+            for name in created { try? disk.remove(path(name)) }
+            for made in madeFolders.reversed() { disk.removeEmptyFolder(made) }
+        }
+        commitInDoubt = false
         created = []
         released = []
         madeFolders = []

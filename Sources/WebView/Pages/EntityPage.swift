@@ -70,7 +70,7 @@ struct EntityPage {
             error = ExitStatus.message(for: failure)
         }
         let counted = count.intValue.map { Int($0) }
-        let countText = counted.map { $0 > Self.countLimit ? "\(Self.countLimit.formatted())+" : $0.formatted() } ?? ""
+        let countText = counted.map { $0 > Self.countLimit ? "\(Self.countLimit.groupedDigits)+" : $0.groupedDigits } ?? ""
         let next: String? = more ? objects.last?["objectID"]?.stringValue.flatMap { ValueView.shortID($0) } : nil
         let value = OutputValue.object([
             ("entity", .string(name)), ("where", predicate.map(OutputValue.string) ?? .null), ("sort", sort.map(OutputValue.string) ?? .null),

@@ -71,7 +71,7 @@ struct BinaryPreview {
         if let missing = head.missingFile {
             return "<span class=\"error\">external data file missing: \(missing)</span>"
         }
-        let size: HTML = "<span class=\"muted\">\(head.length.formatted()) bytes\(head.file != nil ? ", in an external data file" : "")</span>"
+        let size: HTML = "<span class=\"muted\">\(head.length.groupedDigits) bytes\(head.file != nil ? ", in an external data file" : "")</span>"
         let link: HTML = download.map { " <a href=\"\($0)\" download>download</a>" } ?? .empty
         switch kind {
         case .none:

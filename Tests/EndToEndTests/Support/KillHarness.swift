@@ -55,6 +55,38 @@ struct KillHarness {
     }
 }
 
+extension KillHarness {
+    /// What a run with one failing system call did: its result, the file the failing call was
+    /// on (strace's `-y` names it), and every file a sync or write succeeded on.
+    struct FailedRun {
+        let result: CLI.Result
+        let failedOn: String?
+        let succeededOn: Set<String>
+    }
+
+    /// Runs `arguments` with call number `n` of `call` failing with `error` (`EIO`, `ENOSPC`),
+    /// as a failing disk would (`strace -e inject=SYSCALL:error=E:when=N`).
+    func fail(_ arguments: [String], stdin: String?, environment: [String: String] = [:], call: String, at n: Int,
+              error: String) throws -> FailedRun {
+        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("cdinspect-fault-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: trace) }
+        let calls = Set(["fsync", "fdatasync", "write", "pwrite64", call]).sorted().joined(separator: ",")
+        let result = try CLI.run(arguments, stdin: stdin, environment: environment,
+                                 prefix: [strace.path, "-f", "-qq", "-y", "-o", trace.path, "-e", "trace=\(calls)",
+                                          "-e", "inject=\(call):error=\(error):when=\(n)"],
+                                 timeout: 120)
+        var failedOn: String?
+        var succeededOn: Set<String> = []
+        for line in try String(contentsOf: trace, encoding: .utf8).split(separator: "\n") {
+            // "PID   fsync(5</path/of/file>) = 0"; the injected one ends "(INJECTED)".
+            guard let open = line.range(of: "<"), let close = line.range(of: ">", range: open.upperBound..<line.endIndex) else { continue }
+            let path = String(line[open.upperBound..<close.lowerBound])
+            if line.hasSuffix("(INJECTED)") { failedOn = path } else if line.contains(") = ") && !line.contains(") = -1") { succeededOn.insert(path) }
+        }
+        return FailedRun(result: result, failedOn: failedOn, succeededOn: succeededOn)
+    }
+}
+
 /// One writing command to kill at every step: how its folder is laid out (once, then copied
 /// for every kill point), its arguments in a folder, and what must hold after a kill.
 struct KillScenario {

@@ -70,7 +70,7 @@ final class PseudoTerminal {
             throw ChildProcess.failure("grantpt, unlockpt or ptsname")
         }
         let path = String(cString: name)
-        #else
+        #elseif canImport(Glibc)
         // What posix_openpt, unlockpt and ptsname do on Linux, which Swift's Glibc module does
         // not declare: the ioctls are TIOCSPTLCK and TIOCGPTN.
         let controller = Glibc.open("/dev/ptmx", O_RDWR | O_NOCTTY)
@@ -81,6 +81,8 @@ final class PseudoTerminal {
             throw ChildProcess.failure("unlocking the pseudo-terminal")
         }
         let path = "/dev/pts/\(number)"
+        #else
+        throw ChildProcess.failure("pseudo-terminals on this system")
         #endif
         _ = fcntl(controller, F_SETFD, FD_CLOEXEC)
         return (controller, path)

@@ -402,7 +402,7 @@ final class BrowseServer {
 /// what a test sends is sent byte for byte, however malformed.
 enum LoopbackHTTP {
     static func exchange(port: Int, _ request: [UInt8], timeout: TimeInterval) -> (status: Int?, text: String, body: String) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, streamSocket, 0)
         guard fd >= 0 else { return (nil, "", "") }
         defer { close(fd) }
         var address = sockaddr_in()
@@ -460,7 +460,7 @@ final class Marionette {
     private var next = 1
 
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = socket(AF_INET, streamSocket, 0)
         guard fd >= 0 else { throw NSError(domain: "Marionette", code: 1) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -472,12 +472,12 @@ final class Marionette {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0, (try? receive()) != nil else {
-            Glibc.close(fd)
+            closeDescriptor(fd)
             throw NSError(domain: "Marionette", code: 2, userInfo: [NSLocalizedDescriptionKey: "no Marionette greeting"])
         }
     }
 
-    func close() { Glibc.close(fd) }
+    func close() { closeDescriptor(fd) }
 
     /// One message: the length in ASCII digits, a colon, then that many bytes of JSON.
     private func receive() throws -> Any {
@@ -554,4 +554,20 @@ final class Marionette {
         }
         throw NSError(domain: "Marionette", code: 6, userInfo: [NSLocalizedDescriptionKey: "no Marionette command for \(method) \(path)"])
     }
+}
+
+/// `SOCK_STREAM`: an enum case of Glibc's, a plain `Int32` of Darwin's.
+#if canImport(Glibc)
+private let streamSocket = Int32(SOCK_STREAM.rawValue)
+#else
+private let streamSocket = SOCK_STREAM
+#endif
+
+/// `close(2)`, from inside types that have a `close()` of their own.
+private func closeDescriptor(_ fd: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(fd)
+    #else
+    _ = Darwin.close(fd)
+    #endif
 }

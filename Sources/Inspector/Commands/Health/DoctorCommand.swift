@@ -44,7 +44,7 @@ public struct DoctorCommand: SessionCommand {
         let started = Date()
         let report = try doctor.examine { phase in
             // Quiet on a small store; on a big one, say what it is doing after a second.
-            if Date().timeIntervalSince(started) > 1 { FileHandle.standardError.write(Data("doctor: \(phase)…\n".utf8)) }
+            if Date().timeIntervalSince(started) > 1 { FileHandle.standardError.writeIgnoringErrors(Data("doctor: \(phase)…\n".utf8)) }
         }
         session.results(output).report(DoctorReport.report(report, store: session.store))
         session.output.flush()

@@ -13,7 +13,7 @@ struct PlanReport {
         let advice = try IndexAdvice.advise(fetchPlan, current: plan, store: store)
         var value: [(String, OutputValue)] = [("plan", Self.value(plan))]
         var lines: [ReportPart] = [.line("plan:")] + Self.steps(plan).map { .line("  " + $0) }
-        for table in plan.tables { lines.append(.line("\(table.entity): \(table.rows.formatted()) rows")) }
+        for table in plan.tables { lines.append(.line("\(table.entity): \(table.rows.groupedDigits) rows")) }
         lines.append(.line("verdict: " + plan.verdict))
         guard let advice else {
             value.append(("advice", .null))

@@ -51,6 +51,20 @@ public enum StoreConnection {
             Cancellation.register(queue)
             // Reading the schema proves the file is a usable database; SQLite opens lazily.
             try queue.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+            // A connection that writes has the -wal now, which SQLite may have just made: it syncs
+            // the folder after making one but ignores a failure (unixSync's directory sync), and a
+            // save into a -wal whose name was never made durable is lost with the file after a
+            // power cut. So the folder is synced here, before the first commit, and checked.
+            if !readonly {
+                let folder = (file.path as NSString).deletingLastPathComponent
+                do {
+                    try Disk.system.syncFolder(folder.isEmpty ? "." : folder)
+                } catch let error as DiskError {
+                    Cancellation.unregister(queue)
+                    try? queue.close()
+                    throw StoreError.folderNotSynced(path: folder.isEmpty ? "." : folder, reason: error.reason)
+                }
+            }
             return queue
         } catch {
             throw translate(error, file: file)

@@ -11,17 +11,17 @@ enum DoctorView {
         var body: HTML = "<p class=\"\(errors > 0 ? "error" : "note")\" id=\"verdict\">\(report["verdict"]?.text ?? "")</p>"
         let space = report["space"] ?? .null
         let items = (space["items"]?.items ?? []).filter { $0["kind"]?.text != "file" }
-        body += "<h2>Space</h2><p class=\"muted\">\((space["totalBytes"]?.intValue ?? 0).formatted()) bytes in all.</p>"
+        body += "<h2>Space</h2><p class=\"muted\">\((space["totalBytes"]?.intValue ?? 0).groupedDigits) bytes in all.</p>"
         body += Charts.bars(items.map { item in
             let bytes = Double(item["bytes"]?.intValue ?? 0)
             return ("\(item["kind"]?.text ?? ""): \(item["name"]?.text ?? "")", bytes,
-                    "\(Int64(bytes).formatted()) bytes (\(item["share"]?.text ?? "")%)")
+                    "\(Int64(bytes).groupedDigits) bytes (\(item["share"]?.text ?? "")%)")
         })
         let heavy = space["heaviestAttributes"]?.items ?? []
         if !heavy.isEmpty {
             body += "<h3>Heaviest attributes</h3>" + Charts.bars(heavy.map { a in
                 ("\(a["entity"]?.text ?? "").\(a["attribute"]?.text ?? "")", Double(a["total"]?.intValue ?? 0),
-                 "\((a["total"]?.intValue ?? 0).formatted()) bytes, largest \((a["largest"]?.intValue ?? 0).formatted())")
+                 "\((a["total"]?.intValue ?? 0).groupedDigits) bytes, largest \((a["largest"]?.intValue ?? 0).groupedDigits)")
             })
         }
         let findings = report["findings"]?.items ?? []

@@ -92,7 +92,7 @@ enum GridView {
                 if column.bytes {
                     let length = value["length"]?.intValue
                     let path = id.flatMap(Paths.object) ?? "#"
-                    cells += length.map { "<td class=\"num\"><a class=\"muted\" href=\"\(path)#\(column.key)\">\(Int($0).formatted()) bytes</a></td>" as HTML }
+                    cells += length.map { "<td class=\"num\"><a class=\"muted\" href=\"\(path)#\(column.key)\">\(Int($0).groupedDigits) bytes</a></td>" as HTML }
                         ?? "<td>\(ValueView.html(.null))</td>"
                     continue
                 }
