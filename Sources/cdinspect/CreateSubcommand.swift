@@ -40,10 +40,17 @@ struct CreateSubcommand: ParsableCommand {
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
                 throw error
             }
-            let created = try PersistentStore(path: store, options: .init(readonly: true))
-            defer { created.close() }
+            // The store is whole under its name now: reading it back for the line below is no
+            // part of the create, and a failure there (a full disk under its -shm) is a warning.
             let sink = Terminal.standardOutput()
-            sink.line("created \(store): \(model.entities.count) entities, store UUID \(created.uuid)")
+            do {
+                let created = try PersistentStore(path: store, options: .init(readonly: true))
+                defer { created.close() }
+                sink.line("created \(store): \(model.entities.count) entities, store UUID \(created.uuid)")
+            } catch {
+                sink.line("created \(store): \(model.entities.count) entities")
+                Diagnostics.warning("the new store could not be read back to show its UUID: \(error)")
+            }
             let derived = StoreCreator.derivedAttributesWithoutTriggers(model)
             if !derived.isEmpty {
                 Diagnostics.warning("derived attributes (\(derived.joined(separator: ", "))) have no triggers in the new store: "

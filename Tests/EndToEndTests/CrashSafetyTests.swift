@@ -174,22 +174,7 @@ final class CrashSafetyTests: XCTestCase {
     /// new entity: the store is as before or as migrated at every kill point, its photos in
     /// files throughout.
     func testMigrateInPlaceKilledAtAnyStep() throws {
-        let template = try template { folder in
-            let model = folder.appendingPathComponent("Next.xcdatamodel")
-            try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
-            let contents = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("Examples/People.xcdatamodeld/People.xcdatamodel/contents"),
-                                      encoding: .utf8)
-            let next = contents
-                .replacingOccurrences(of: "<attribute name=\"score\"",
-                                      with: "<attribute name=\"rank\" optional=\"YES\" attributeType=\"Integer 16\" defaultValueString=\"3\" usesScalarValueType=\"YES\"/>\n        <attribute name=\"score\"")
-                .replacingOccurrences(of: "</model>", with: "<entity name=\"Garage\" representedClassName=\"Garage\"><attribute name=\"city\" optional=\"YES\" attributeType=\"String\"/></entity></model>")
-            XCTAssertNotEqual(next, contents)
-            try Data(next.utf8).write(to: model.appendingPathComponent("contents"))
-            let adds = folder.appendingPathComponent("Adds.xcdatamodel")
-            try FileManager.default.createDirectory(at: adds, withIntermediateDirectories: true)
-            try Data(next.replacingOccurrences(of: "<entity name=\"Garage\" representedClassName=\"Garage\"><attribute name=\"city\" optional=\"YES\" attributeType=\"String\"/></entity>", with: "").utf8)
-                .write(to: adds.appendingPathComponent("contents"))
-        }
+        let template = try template { try Self.writeMigrationModels(into: $0) }
         try killEveryStep(KillScenario(name: "migrate --in-place", arguments: {
             ["migrate", Self.store($0), "--model", $0.appendingPathComponent("Next.xcdatamodel").path, "--in-place"]
         }), from: template)
@@ -197,6 +182,25 @@ final class CrashSafetyTests: XCTestCase {
         try killEveryStep(KillScenario(name: "migrate --in-place, altering", arguments: {
             ["migrate", Self.store($0), "--model", $0.appendingPathComponent("Adds.xcdatamodel").path, "--in-place"]
         }), from: template)
+    }
+
+    /// The example model with a new attribute (with a default) and a new entity
+    /// (`Next.xcdatamodel`), and with the attribute only (`Adds.xcdatamodel`), in `folder`.
+    static func writeMigrationModels(into folder: URL) throws {
+        let model = folder.appendingPathComponent("Next.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        let contents = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("Examples/People.xcdatamodeld/People.xcdatamodel/contents"),
+                                  encoding: .utf8)
+        let next = contents
+            .replacingOccurrences(of: "<attribute name=\"score\"",
+                                  with: "<attribute name=\"rank\" optional=\"YES\" attributeType=\"Integer 16\" defaultValueString=\"3\" usesScalarValueType=\"YES\"/>\n        <attribute name=\"score\"")
+            .replacingOccurrences(of: "</model>", with: "<entity name=\"Garage\" representedClassName=\"Garage\"><attribute name=\"city\" optional=\"YES\" attributeType=\"String\"/></entity></model>")
+        XCTAssertNotEqual(next, contents)
+        try Data(next.utf8).write(to: model.appendingPathComponent("contents"))
+        let adds = folder.appendingPathComponent("Adds.xcdatamodel")
+        try FileManager.default.createDirectory(at: adds, withIntermediateDirectories: true)
+        try Data(next.replacingOccurrences(of: "<entity name=\"Garage\" representedClassName=\"Garage\"><attribute name=\"city\" optional=\"YES\" attributeType=\"String\"/></entity>", with: "").utf8)
+            .write(to: adds.appendingPathComponent("contents"))
     }
 
     func testSnapshotKilledAtAnyStepIsNeverListed() throws {

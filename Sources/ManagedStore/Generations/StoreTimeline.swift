@@ -191,7 +191,12 @@ final class TimelineCache: @unchecked Sendable {
             var files: [Int64] = []
             for suffix in ["", "-wal"] {
                 guard let info = StoreFile.status(path + suffix) else { files += [-1]; continue }
-                files += [Int64(info.st_dev), Int64(info.st_ino), Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec)]
+                #if canImport(Darwin)
+                let modified = info.st_mtimespec
+                #else
+                let modified = info.st_mtim
+                #endif
+                files += [Int64(info.st_dev), Int64(info.st_ino), Int64(info.st_size), Int64(modified.tv_sec), Int64(modified.tv_nsec)]
             }
             guard files[0] != -1 else { return nil }
             self.path = path
