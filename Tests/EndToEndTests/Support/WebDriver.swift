@@ -404,6 +404,7 @@ enum LoopbackHTTP {
     static func exchange(port: Int, _ request: [UInt8], timeout: TimeInterval) -> (status: Int?, text: String, body: String) {
         let fd = socket(AF_INET, streamSocket, 0)
         guard fd >= 0 else { return (nil, "", "") }
+        keepSignalsAway(fd)
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -418,7 +419,7 @@ enum LoopbackHTTP {
         guard connected == 0 else { return (nil, "", "") }
         var sent = 0
         while sent < request.count {
-            let n = request.withUnsafeBytes { buffer in buffer.baseAddress.map { send(fd, $0 + sent, request.count - sent, Int32(MSG_NOSIGNAL)) } ?? -1 }
+            let n = request.withUnsafeBytes { buffer in buffer.baseAddress.map { send(fd, $0 + sent, request.count - sent, noSignal) } ?? -1 }
             if n <= 0 { break }
             sent += n
         }
@@ -462,6 +463,7 @@ final class Marionette {
     init(port: Int) throws {
         fd = socket(AF_INET, streamSocket, 0)
         guard fd >= 0 else { throw NSError(domain: "Marionette", code: 1) }
+        keepSignalsAway(fd)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -506,7 +508,7 @@ final class Marionette {
         let message = Array("\(payload.count):".utf8) + [UInt8](payload)
         var sent = 0
         while sent < message.count {
-            let n = message.withUnsafeBytes { send(fd, $0.baseAddress! + sent, message.count - sent, Int32(MSG_NOSIGNAL)) }
+            let n = message.withUnsafeBytes { send(fd, $0.baseAddress! + sent, message.count - sent, noSignal) }
             guard n > 0 else { throw NSError(domain: "Marionette", code: 4) }
             sent += n
         }
@@ -571,3 +573,16 @@ private func closeDescriptor(_ fd: Int32) {
     _ = Darwin.close(fd)
     #endif
 }
+
+/// A send to a peer that has gone fails with EPIPE rather than stopping the test process with
+/// SIGPIPE: per call on Linux (`MSG_NOSIGNAL`), per socket on Darwin (`SO_NOSIGPIPE`).
+#if canImport(Glibc)
+private let noSignal = Int32(MSG_NOSIGNAL)
+private func keepSignalsAway(_ fd: Int32) {}
+#else
+private let noSignal: Int32 = 0
+private func keepSignalsAway(_ fd: Int32) {
+    var on: Int32 = 1
+    _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+}
+#endif
