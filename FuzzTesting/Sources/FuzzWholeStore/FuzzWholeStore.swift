@@ -8,8 +8,9 @@ let path = folder + "/Store.sqlite"
 
 /// A whole store file (seeded by the fixture stores, mutated anywhere: the SQLite header and
 /// pages, `Z_METADATA`'s plist, `Z_MODELCACHE`, the rows), opened read-only as every read
-/// command opens one, then `info`, `entities`, a first `fetch` of each entity (the first six) and
-/// `doctor`, through the session language as a script runs them. Each must answer or fail
+/// command opens one, then `info`, `entities`, a first `fetch` of each entity (the first six),
+/// `doctor` and `recover` (every page placed, carved and compared with the live rows), through
+/// the session language as a script runs them. Each must answer or fail
 /// with one error; nothing traps or hangs.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
@@ -25,6 +26,7 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         lines.append("fetch '\(entity.name)' --limit 1")
     }
     lines.append("doctor")
+    lines.append("recover")
     for line in lines { _ = try? interpreter.execute(line: line) }
     return 0
 }

@@ -102,8 +102,20 @@ final class PageMap {
                 if let right = page.rightChild { children.append(right) }
                 return children
             } ?? nil
+            guard let children, !children.isEmpty else { continue }
+            // A b-tree keeps every leaf at one depth: when the first and last children are
+            // leaves, so are the others, which are placed without a read each (a table of a
+            // million rows has some 20,000). A damaged page among them that is no leaf is not
+            // carved as one (the carving reads its header), and its own children, placed in no
+            // tree, are compared with the live rows as every such page's cells are.
+            if let first = children.first, let last = children.last, kind(first)?.isLeaf == true, kind(last)?.isLeaf == true {
+                for child in children where Int(child) <= pageCount && child >= 1 && owners[Int(child)] == .none {
+                    if case .table(let index, _) = owner { owners[Int(child)] = .table(index: index, leaf: true) } else { owners[Int(child)] = owner }
+                }
+                continue
+            }
             // Leftmost first: a tree written in order lies in runs of pages that read together.
-            pending += (children ?? []).reversed()
+            pending += children.reversed()
         }
     }
 
