@@ -76,7 +76,7 @@ final class FailCaseTests: XCTestCase {
             for entity in harness.session.store.mapping.entities.prefix(6) where !entity.name.contains("'") && !entity.name.contains("\\") {
                 lines.append("fetch '\(entity.name)' --limit 1")
             }
-            for line in lines + ["doctor"] { _ = try? harness.run(line) }
+            for line in lines + ["doctor", "recover"] { _ = try? harness.run(line) }
         },
     ]
 

@@ -76,6 +76,8 @@ final class PageMap {
     /// The kind byte of page `number`'s b-tree header, read alone: a leaf's page need not be
     /// read whole to be placed (its parent names its tree), only an interior page's.
     private func kind(_ number: UInt32) -> BTreePage.Kind? {
+        // A child pointer is user input: page 0, or past the file's end, is no page.
+        guard number >= 1, Int(number) <= pageCount else { return nil }
         var flag: UInt8 = 0
         let offset = Int64(number - 1) * Int64(pageSize) + (number == 1 ? Int64(DatabaseHeader.size) : 0)
         guard pread(descriptor, &flag, 1, off_t(offset)) == 1 else { return nil }
