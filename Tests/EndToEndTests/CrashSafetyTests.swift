@@ -136,38 +136,17 @@ final class CrashSafetyTests: XCTestCase {
     }
 
     func testSessionSaveKilledAtAnyStep() throws {
-        // An update that replaces a photo, one that removes one, an insert with one, a delete
-        // of a person with one: files written, replaced and removed in one save.
-        let script = "update Person/p4 photo=\(Self.photo(seed: 11))\nupdate Person/p14 photo=nil\n"
-            + "insert Person name=new id=E621E1F8-C36C-495A-93FC-0C247A3E6E5F photo=\(Self.photo(seed: 12))\ndelete Person/p24\nsave\n"
-        try killEveryStep(KillScenario(name: "a session's save", arguments: { [Self.store($0)] }, stdin: script), from: try template())
+        try killEveryStep(Self.sessionSave, from: try template())
     }
 
     func testBatchRequestsKilledAtAnyStep() throws {
         let template = try template()
-        try killEveryStep(KillScenario(name: "batch-update", arguments: {
-            ["batch-update", Self.store($0), "Person", "--set", "age=age+1", "--where", "age < 50"]
-        }), from: template)
-        try killEveryStep(KillScenario(name: "batch-delete", arguments: {
-            ["batch-delete", Self.store($0), "Person", "--where", "name BEGINSWITH 'dave2'"]
-        }), from: template)
+        try killEveryStep(Self.batchUpdate, from: template)
+        try killEveryStep(Self.batchDelete, from: template)
     }
 
     func testRestoreKilledAtAnyStep() throws {
-        // The snapshot holds the three photos; the store has since replaced one, dropped one,
-        // and gained a person with another: the restore adds, keeps and removes files.
-        let template = try template { folder in
-            let store = Self.store(folder)
-            let snapshot = try CLI.run(["snapshot", store, "kept", "--to", folder.appendingPathComponent("kept").path])
-            XCTAssertEqual(snapshot.status, 0, snapshot.stderr)
-            let script = "update Person/p4 photo=\(Self.photo(seed: 21))\ndelete Person/p14\n"
-                + "insert Person name=new id=E621E1F8-C36C-495A-93FC-0C247A3E6E5F photo=\(Self.photo(seed: 22))\nsave\n"
-            let changed = try CLI.run([store], stdin: script)
-            XCTAssertEqual(changed.status, 0, changed.stderr)
-        }
-        try killEveryStep(KillScenario(name: "restore", arguments: {
-            ["restore", Self.store($0), $0.appendingPathComponent("kept").path]
-        }), from: template)
+        try killEveryStep(Self.restore, from: try template { try Self.keepSnapshotThenChange(in: $0) })
     }
 
     /// `migrate --in-place` to the example model with a new attribute (with a default) and a
@@ -175,13 +154,59 @@ final class CrashSafetyTests: XCTestCase {
     /// files throughout.
     func testMigrateInPlaceKilledAtAnyStep() throws {
         let template = try template { try Self.writeMigrationModels(into: $0) }
-        try killEveryStep(KillScenario(name: "migrate --in-place", arguments: {
-            ["migrate", Self.store($0), "--model", $0.appendingPathComponent("Next.xcdatamodel").path, "--in-place"]
-        }), from: template)
+        try killEveryStep(Self.migrateInPlace, from: template)
         // Without the new entity it only adds: the store's pages copied and altered.
         try killEveryStep(KillScenario(name: "migrate --in-place, altering", arguments: {
             ["migrate", Self.store($0), "--model", $0.appendingPathComponent("Adds.xcdatamodel").path, "--in-place"]
         }), from: template)
+    }
+
+    // MARK: Scenarios this suite and FailedSyncTests both run
+
+    /// An update that replaces a photo, one that removes one, an insert with one, a delete of
+    /// a person with one: files written, replaced and removed in one save.
+    static var sessionSave: KillScenario {
+        let script = "update Person/p4 photo=\(photo(seed: 11))\nupdate Person/p14 photo=nil\n"
+            + "insert Person name=new id=E621E1F8-C36C-495A-93FC-0C247A3E6E5F photo=\(photo(seed: 12))\ndelete Person/p24\nsave\n"
+        return KillScenario(name: "a session's save", arguments: { [store($0)] }, stdin: script)
+    }
+
+    static var batchUpdate: KillScenario {
+        KillScenario(name: "batch-update", arguments: {
+            ["batch-update", store($0), "Person", "--set", "age=age+1", "--where", "age < 50"]
+        })
+    }
+
+    static var batchDelete: KillScenario {
+        KillScenario(name: "batch-delete", arguments: {
+            ["batch-delete", store($0), "Person", "--where", "name BEGINSWITH 'dave2'"]
+        })
+    }
+
+    /// Restores the snapshot `keepSnapshotThenChange` kept.
+    static var restore: KillScenario {
+        KillScenario(name: "restore", arguments: {
+            ["restore", store($0), $0.appendingPathComponent("kept").path]
+        })
+    }
+
+    /// The snapshot `kept` holds the three photos; the store then replaces one, drops one, and
+    /// gains a person with another: restoring it adds, keeps and removes files.
+    static func keepSnapshotThenChange(in folder: URL) throws {
+        let store = store(folder)
+        let snapshot = try CLI.run(["snapshot", store, "kept", "--to", folder.appendingPathComponent("kept").path])
+        XCTAssertEqual(snapshot.status, 0, snapshot.stderr)
+        let script = "update Person/p4 photo=\(photo(seed: 21))\ndelete Person/p14\n"
+            + "insert Person name=new id=E621E1F8-C36C-495A-93FC-0C247A3E6E5F photo=\(photo(seed: 22))\nsave\n"
+        let changed = try CLI.run([store], stdin: script)
+        XCTAssertEqual(changed.status, 0, changed.stderr)
+    }
+
+    /// To the model `writeMigrationModels` writes as `Next.xcdatamodel`.
+    static var migrateInPlace: KillScenario {
+        KillScenario(name: "migrate --in-place", arguments: {
+            ["migrate", store($0), "--model", $0.appendingPathComponent("Next.xcdatamodel").path, "--in-place"]
+        })
     }
 
     /// The example model with a new attribute (with a default) and a new entity

@@ -64,18 +64,7 @@ final class FailedSyncTests: XCTestCase {
     /// The restore whose photo files (replaced and added) the issue found reported as restored
     /// when their sync failed.
     func testRestoreWithPhotosReplacedAndAddedReportsEveryFailedSync() throws {
-        let template = try CrashSafetyTests.template(in: self) { folder in
-            let store = CrashSafetyTests.store(folder)
-            let snapshot = try CLI.run(["snapshot", store, "kept", "--to", folder.appendingPathComponent("kept").path])
-            XCTAssertEqual(snapshot.status, 0, snapshot.stderr)
-            let script = "update Person/p4 photo=\(CrashSafetyTests.photo(seed: 21))\ndelete Person/p14\n"
-                + "insert Person name=new id=E621E1F8-C36C-495A-93FC-0C247A3E6E5F photo=\(CrashSafetyTests.photo(seed: 22))\nsave\n"
-            let changed = try CLI.run([store], stdin: script)
-            XCTAssertEqual(changed.status, 0, changed.stderr)
-        }
-        try failEveryStep(KillScenario(name: "restore", arguments: {
-            ["restore", CrashSafetyTests.store($0), $0.appendingPathComponent("kept").path]
-        }), from: template)
+        try failEveryStep(CrashSafetyTests.restore, from: try CrashSafetyTests.template(in: self) { try CrashSafetyTests.keepSnapshotThenChange(in: $0) })
     }
 
     func testImportReportsEveryFailedSync() throws {
@@ -89,17 +78,11 @@ final class FailedSyncTests: XCTestCase {
     }
 
     func testSessionSaveReportsEveryFailedSync() throws {
-        // A photo replaced, one removed, an insert with one, a delete of a person with one.
-        let script = "update Person/p4 photo=\(CrashSafetyTests.photo(seed: 11))\nupdate Person/p14 photo=nil\n"
-            + "insert Person name=new id=E621E1F8-C36C-495A-93FC-0C247A3E6E5F photo=\(CrashSafetyTests.photo(seed: 12))\ndelete Person/p24\nsave\n"
-        try failEveryStep(KillScenario(name: "a session's save", arguments: { [CrashSafetyTests.store($0)] }, stdin: script),
-                          from: try CrashSafetyTests.template(in: self))
+        try failEveryStep(CrashSafetyTests.sessionSave, from: try CrashSafetyTests.template(in: self))
     }
 
     func testBatchDeleteReportsEveryFailedSync() throws {
-        try failEveryStep(KillScenario(name: "batch-delete", arguments: {
-            ["batch-delete", CrashSafetyTests.store($0), "Person", "--where", "name BEGINSWITH 'dave2'"]
-        }), from: try CrashSafetyTests.template(in: self))
+        try failEveryStep(CrashSafetyTests.batchDelete, from: try CrashSafetyTests.template(in: self))
     }
 
     /// A snapshot changes no store: every failed sync of its files must end in an error.
@@ -111,9 +94,7 @@ final class FailedSyncTests: XCTestCase {
 
     func testMigrateInPlaceReportsEveryFailedSync() throws {
         let template = try CrashSafetyTests.template(in: self) { try CrashSafetyTests.writeMigrationModels(into: $0) }
-        try failEveryStep(KillScenario(name: "migrate --in-place", arguments: {
-            ["migrate", CrashSafetyTests.store($0), "--model", $0.appendingPathComponent("Next.xcdatamodel").path, "--in-place"]
-        }), from: template)
+        try failEveryStep(CrashSafetyTests.migrateInPlace, from: template)
     }
 
     /// A created store is whole under its name, or no store is there; every failed sync of it
@@ -156,8 +137,6 @@ final class FailedSyncTests: XCTestCase {
     }
 
     func testBatchUpdateReportsEveryFailedSync() throws {
-        try failEveryStep(KillScenario(name: "batch-update", arguments: {
-            ["batch-update", CrashSafetyTests.store($0), "Person", "--set", "age=age+1", "--where", "age < 50"]
-        }), from: try CrashSafetyTests.template(in: self))
+        try failEveryStep(CrashSafetyTests.batchUpdate, from: try CrashSafetyTests.template(in: self))
     }
 }

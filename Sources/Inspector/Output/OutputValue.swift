@@ -214,8 +214,12 @@ public enum OutputValue: Sendable, Equatable {
         case .objectID(let id): return id
         case .objectURI(let prefix, let key): return prefix + String(key)
         case .uuid(let u): return OutputValue.uuidText(u)
-        case .array(let items): return items.map(\.text).joined(separator: ", ")
-        case .object(let pairs): return pairs.map { "\($0.0)=\($0.1.text)" }.joined(separator: ", ")
+        // Lists and objects as `writeText` writes them: one definition of their text.
+        case .array, .object:
+            let sink = OutputSink(collectingWithWidth: nil)
+            writeText(to: sink)
+            sink.flush()
+            return String(decoding: sink.collected, as: UTF8.self)
         case .archive(let summary, _): return summary
         case .json(let bytes): return String(decoding: bytes, as: UTF8.self)
         }

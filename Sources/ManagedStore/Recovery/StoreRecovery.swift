@@ -198,9 +198,7 @@ extension MissingKeys {
                     var next: Int64 = 1
                     // The keys from the table's leaves (where Z_PK is the rowid), their records not
                     // read; SQLite where the pages cannot tell them all.
-                    let keyIsRowid = store.schema.table(root.table).map { table in
-                        table.columns.filter { $0.primaryKeyIndex > 0 }.map { $0.name.uppercased() + " " + $0.declaredType.uppercased() } == ["Z_PK INTEGER"]
-                    } ?? false
+                    let keyIsRowid = store.schema.table(root.table)?.rowidAlias?.name.uppercased() == "Z_PK"
                     if keyIsRowid, let scan = live?.scan(root.table, digests: false), let gaps = scan.keyGaps {
                         for gap in gaps {
                             guard gap.lowerBound <= issued else { break }

@@ -49,6 +49,13 @@ public struct SchemaSnapshot: Sendable {
 
         public func hasColumn(_ name: String) -> Bool { column(name) != nil }
 
+        /// The column that is the rowid's alias: the table's one primary-key column, declared
+        /// `INTEGER` (sqlite.org/lang_createtable.html, "ROWID and the INTEGER PRIMARY KEY").
+        public var rowidAlias: Column? {
+            let keys = columns.filter { $0.primaryKeyIndex > 0 }
+            return keys.count == 1 && keys[0].declaredType.uppercased() == "INTEGER" ? keys[0] : nil
+        }
+
         /// `alias.NAME`, or `NULL` where a store lacks the column: for reading tables whose
         /// columns vary between OS versions without failing on the ones a store does not have.
         func select(_ name: String, _ alias: String) -> String {

@@ -93,13 +93,8 @@ final class LiveRecords {
     private func children(of number: UInt32) -> [UInt32]? {
         pages.failed = false
         guard let bytes = pages.page(number, in: image), !pages.failed, let page = BTreePage(bytes, pageNumber: number, usableSize: usable),
-              page.kind == .tableInterior, let right = page.rightChild else { return nil }
-        var children: [UInt32] = []
-        for index in 0..<page.cellCount {
-            guard let offset = page.cellOffset(index), let child = FormatBytes.u32(bytes, offset) else { return nil }
-            children.append(child)
-        }
-        return children + [right]
+              page.kind == .tableInterior else { return nil }
+        return page.childPages
     }
 
     /// Hands every cell of the subtrees at `starts` (in key order) to `body`, leaves read through
@@ -116,12 +111,8 @@ final class LiveRecords {
                 switch page.kind {
                 case .tableInterior:
                     // The right child last in key order, so first on the stack.
-                    guard let right = page.rightChild else { return false }
-                    pending.append(right)
-                    for index in stride(from: page.cellCount - 1, through: 0, by: -1) {
-                        guard let offset = page.cellOffset(index), let child = FormatBytes.u32(bytes, offset) else { return false }
-                        pending.append(child)
-                    }
+                    guard let children = page.childPages else { return false }
+                    pending += children.reversed()
                     return true
                 case .tableLeaf:
                     for index in 0..<page.cellCount {

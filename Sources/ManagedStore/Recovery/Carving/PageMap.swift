@@ -86,17 +86,22 @@ final class PageMap {
 
     /// Marks the pages of the b-tree at `root` as `owner`'s (`.table` gets `leaf` set per page).
     func walk(root: UInt32, as owner: Owner) {
+        /// Page `number` marked as `owner`'s (a table's, with whether it is a leaf).
+        func place(_ number: UInt32, leaf: Bool) {
+            if case .table(let index, _) = owner { owners[Int(number)] = .table(index: index, leaf: leaf) } else { owners[Int(number)] = owner }
+        }
         var pending = [root]
         while let number = pending.popLast() {
             guard Int(number) <= pageCount, number >= 1, owners[Int(number)] == .none else { continue }
             if let kind = kind(number), kind.isLeaf {
-                if case .table(let index, _) = owner { owners[Int(number)] = .table(index: index, leaf: true) } else { owners[Int(number)] = owner }
+                place(number, leaf: true)
                 continue
             }
             let children: [UInt32]? = withPage(number) { bytes in
                 guard let page = BTreePage(bytes, pageNumber: number, usableSize: usableSize) else { return nil }
-                if case .table(let index, _) = owner { owners[Int(number)] = .table(index: index, leaf: page.kind.isLeaf) } else { owners[Int(number)] = owner }
+                place(number, leaf: page.kind.isLeaf)
                 guard !page.kind.isLeaf else { return [] }
+                // Leniently: the pointers that read, on a page that is partly damaged.
                 var children: [UInt32] = []
                 for index in 0..<page.cellCount {
                     if let offset = page.cellOffset(index), let child = FormatBytes.u32(bytes, offset) { children.append(child) }
@@ -111,9 +116,7 @@ final class PageMap {
             // carved as one (the carving reads its header), and its own children, placed in no
             // tree, are compared with the live rows as every such page's cells are.
             if let first = children.first, let last = children.last, kind(first)?.isLeaf == true, kind(last)?.isLeaf == true {
-                for child in children where Int(child) <= pageCount && child >= 1 && owners[Int(child)] == .none {
-                    if case .table(let index, _) = owner { owners[Int(child)] = .table(index: index, leaf: true) } else { owners[Int(child)] = owner }
-                }
+                for child in children where Int(child) <= pageCount && child >= 1 && owners[Int(child)] == .none { place(child, leaf: true) }
                 continue
             }
             // Leftmost first: a tree written in order lies in runs of pages that read together.

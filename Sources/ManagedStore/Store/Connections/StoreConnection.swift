@@ -56,13 +56,14 @@ public enum StoreConnection {
             // save into a -wal whose name was never made durable is lost with the file after a
             // power cut. So the folder is synced here, before the first commit, and checked.
             if !readonly {
-                let folder = (file.path as NSString).deletingLastPathComponent
+                let parent = (file.path as NSString).deletingLastPathComponent
+                let folder = parent.isEmpty ? "." : parent
                 do {
-                    try Disk.system.syncFolder(folder.isEmpty ? "." : folder)
+                    try Disk.system.syncFolder(folder)
                 } catch let error as DiskError {
                     Cancellation.unregister(queue)
                     try? queue.close()
-                    throw StoreError.folderNotSynced(path: folder.isEmpty ? "." : folder, reason: error.reason)
+                    throw StoreError.folderNotSynced(path: folder, reason: error.reason)
                 }
             }
             return queue

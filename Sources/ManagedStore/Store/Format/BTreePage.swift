@@ -106,6 +106,20 @@ public struct BTreePage {
         return TableCell(rowid: Int64(bitPattern: rowid), payloadSize: size, local: afterKey..<(afterKey + local), overflowPage: overflow)
     }
 
+    /// An interior page's children in key order, each cell's left child and then the right
+    /// child; nil for a leaf, or when a pointer leaves the page.
+    public var childPages: [UInt32]? {
+        guard !kind.isLeaf, let rightChild else { return nil }
+        var children: [UInt32] = []
+        children.reserveCapacity(cellCount + 1)
+        for index in 0..<cellCount {
+            guard let offset = cellOffset(index), let child = FormatBytes.u32(bytes, offset) else { return nil }
+            children.append(child)
+        }
+        children.append(rightChild)
+        return children
+    }
+
     /// The rowid of the table-leaf cell at `offset`, its payload not looked at (a walk of a
     /// table's keys reads a million of them).
     public func tableCellRowid(at offset: Int) -> Int64? {
