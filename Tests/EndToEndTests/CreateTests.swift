@@ -187,6 +187,44 @@ final class CreateTests: XCTestCase {
         XCTAssertEqual(try SQLiteShell.read(store, "SELECT Z_4BLOCKEDBY || ',' || Z_4BLOCKING FROM Z_4BLOCKING"), "1,2")
     }
 
+    /// Two join tables whose columns would share a name take turns by the names of the
+    /// entities that name them, not by their numbers. Wire's stores (2.42.0 to 2.101.0, Core
+    /// Data's own): SystemMessage (a sub-entity of Message, entity 11) and Reaction (entity 14)
+    /// both have `users` to User (17); Core Data gives Reaction `Z_17USERS` and SystemMessage
+    /// `Z_17USERS1`: `Z_11USERS (Z_11SYSTEMMESSAGES, Z_17USERS1)`, `Z_14USERS (Z_14REACTIONS,
+    /// Z_17USERS)`. Photos' Memory before Suggestion agrees.
+    func testJoinColumnsTakeTheirSuffixInTheOrderOfEntityNames() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let model = folder.appendingPathComponent("Messages.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="Message" representedClassName="ZMMessage">
+                <attribute name="text" optional="YES" attributeType="String"/>
+            </entity>
+            <entity name="Reaction" representedClassName="Reaction">
+                <relationship name="users" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="User" inverseName="reactions" inverseEntity="User"/>
+            </entity>
+            <entity name="SystemMessage" representedClassName="ZMSystemMessage" parentEntity="Message">
+                <relationship name="users" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="User" inverseName="systemMessages" inverseEntity="User"/>
+            </entity>
+            <entity name="User" representedClassName="ZMUser">
+                <relationship name="reactions" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Reaction" inverseName="users" inverseEntity="Reaction"/>
+                <relationship name="systemMessages" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="SystemMessage" inverseName="users" inverseEntity="SystemMessage"/>
+            </entity>
+            </model>
+            """.utf8).write(to: model.appendingPathComponent("contents"))
+        let store = folder.appendingPathComponent("Messages.sqlite").path
+        let created = try CLI.run(["create", store, "--model", model.path])
+        XCTAssertEqual(created.status, 0, created.stderr)
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT Z_ENT || ' ' || Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_ENT").split(separator: "\n"),
+                       ["1 Message", "2 SystemMessage", "3 Reaction", "4 User"], "the sub-entity numbered before Reaction, as in Wire's stores")
+        let joins = try SQLiteShell.read(store, "SELECT m.name || ' ' || group_concat(p.name, ',') FROM sqlite_master m, pragma_table_info(m.name) p "
+                                         + "WHERE m.type = 'table' AND m.name GLOB 'Z_[0-9]*' GROUP BY m.name ORDER BY m.name")
+        XCTAssertEqual(joins.split(separator: "\n"), ["Z_2USERS Z_2SYSTEMMESSAGES,Z_4USERS1", "Z_3USERS Z_3REACTIONS,Z_4USERS"])
+    }
+
     /// A sub-entity that declares again a property it inherits (FuzzModelXML's find: a cache
     /// keyed by name loses one of the two) is a model Core Data would not load: refused by
     /// `create` and by `model diff` alike, in one line.

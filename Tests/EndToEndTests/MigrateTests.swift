@@ -67,6 +67,14 @@ final class MigrateTests: XCTestCase {
         }
         XCTAssertEqual(try digest(out), try digest(v2))
         XCTAssertNotNil(try digest(v2))
+        // Core Data's migration caches the new model without class names ($null in V2's
+        // cache, where V1's names them); `migrate` writes the same.
+        for path in [out, v2] {
+            let cached = try CLI.run(["model", path])
+            XCTAssertEqual(cached.status, 0)
+            XCTAssertFalse(cached.stdout.contains("representedClassName="), "\(path): \(cached.stdout)")
+        }
+        XCTAssertTrue(try CLI.run(["model", v1]).stdout.contains(#"representedClassName="Car""#))
         // What the migration drops is named with its count.
         let plan = try XCTUnwrap(CLI.json(["migrate", v1, "--model", model, "--dry-run", "--format", "json"]) as? [String: Any])
         let drops = try XCTUnwrap(plan["drops"] as? [[String: Any]]).map { "\($0["entity"] ?? "").\($0["property"] ?? "") \($0["count"] ?? "")" }

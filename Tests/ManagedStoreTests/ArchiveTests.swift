@@ -71,6 +71,46 @@ final class ArchiveTests: XCTestCase {
         XCTAssertEqual(decoded.allProperties(of: "SportsCar").map(\.property.name), ["owner", "plate", "topSpeed"])
     }
 
+    /// A cache Core Data wrote before fetch indexes (framework 847) marks an indexed attribute
+    /// `NSIsIndexed` and lists an entity's `NSCompoundIndexes` as arrays of names (Wire's
+    /// 2.31.0 cache: `normalizedName`, and `internalIsArchived`, `lastModifiedDate`). They
+    /// read as the fetch indexes a model file's `indexed="YES"` and `<compoundIndex>` read as,
+    /// so an old store's cache and the next model file compare by what they index.
+    func testAnOlderCachesIndexFormsReadAsTheFetchIndexesOfTheSameForms() throws {
+        let model = ManagedObjectModel(entities: [
+            EntityDescription(name: "User", properties: [
+                .attribute(AttributeDescription(name: "archived", type: .boolean)),
+                .attribute(AttributeDescription(name: "normalizedName", type: .string)),
+                .attribute(AttributeDescription(name: "seen", type: .date)),
+            ]),
+        ], source: .modelCache)
+        guard case .dictionary(var top) = ModelArchiver.archive(model), let slot = top.firstIndex(where: { $0.key == .string("$objects") }),
+              case .array(var objects) = top[slot].value else { return XCTFail("not a keyed archive") }
+        func named(_ key: String, _ name: String) -> Int? {
+            objects.firstIndex { object in
+                guard case .dictionary(let pairs) = object, case .uid(let i)? = pairs.first(where: { $0.key == .string(key) })?.value else { return false }
+                return objects[i] == .string(name)
+            }
+        }
+        let attribute = try XCTUnwrap(named("NSPropertyName", "normalizedName")), entity = try XCTUnwrap(named("NSEntityName", "User"))
+        guard case .dictionary(let attributeFields) = objects[attribute], case .dictionary(let entityFields) = objects[entity] else { return XCTFail() }
+        objects[attribute] = .dictionary(attributeFields + [(.string("NSIsIndexed"), .bool(true))])
+        objects.append(.string("archived")); let a = objects.count - 1
+        objects.append(.string("seen")); let b = objects.count - 1
+        let arrayClass = try XCTUnwrap(objects.firstIndex { $0["$classname"] == .string("NSArray") } ?? {
+            objects.append(.dictionary([(.string("$classname"), .string("NSArray")), (.string("$classes"), .array([.string("NSArray"), .string("NSObject")]))]))
+            return objects.count - 1
+        }())
+        objects.append(.dictionary([(.string("NS.objects"), .array([.uid(a), .uid(b)])), (.string("$class"), .uid(arrayClass))])); let pair = objects.count - 1
+        objects.append(.dictionary([(.string("NS.objects"), .array([.uid(pair)])), (.string("$class"), .uid(arrayClass))])); let list = objects.count - 1
+        objects[entity] = .dictionary(entityFields + [(.string("NSCompoundIndexes"), .uid(list))])
+        top[slot].value = .array(objects)
+        let decoded = try ModelCacheReader.model(fromCompressed: RawDeflate.deflate(BinaryPropertyListWriter.encode(.dictionary(top))))
+        let indexes = try XCTUnwrap(decoded.entity(named: "User")).fetchIndexes
+        XCTAssertEqual(indexes.map(\.name), ["normalizedName", "archived_seen"])
+        XCTAssertEqual(indexes.map { $0.elements.map(\.propertyName) }, [["normalizedName"], ["archived", "seen"]])
+    }
+
     /// An entity whose model names no class is archived with none (`NSClassNameForEntity`
     /// is `$null` in the caches Core Data wrote for Photos, Notes and CartKit), so that
     /// `create`'s model cache reads back as the model it was made from; it was archived

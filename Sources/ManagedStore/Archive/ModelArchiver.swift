@@ -2,7 +2,8 @@
 /// `NSManagedObjectModel` → `NSEntityDescription` → property descriptions, each entity
 /// carrying copies of its inherited properties, as Core Data's own caches do.
 public enum ModelArchiver {
-    public static func archive(_ model: ManagedObjectModel) -> PropertyListValue {
+    /// `classNames` false archives none, as Core Data's migration does (`StoreCreator.Options.migrated`).
+    public static func archive(_ model: ManagedObjectModel, classNames: Bool = true) -> PropertyListValue {
         var objects: [PropertyListValue] = [.string("$null")]
         var classes: [String: Int] = [:]
         func add(_ value: PropertyListValue) -> Int {
@@ -24,6 +25,23 @@ public enum ModelArchiver {
             object("NSMutableDictionary", [("NS.keys", .array(pairs.map(\.0))), ("NS.objects", .array(pairs.map(\.1)))])
         }
 
+        /// `NSDefaultValue` as Core Data's caches hold it: an `NSNumber` for a number or a
+        /// Boolean (Notes' and Photos' caches), an `NSDate`, an `NSUUID`, a string; the value
+        /// `AttributeDefault` reads, so `NO` on an integer is archived as 0 (Wire's caches). A
+        /// decimal's archived form has not been seen: its text is kept.
+        func defaultValue(_ a: AttributeDescription) -> PropertyListValue {
+            guard let text = a.defaultValue else { return .uid(0) }
+            switch (a.type, AttributeDefault.value(of: a)) {
+            case (.decimal, _): return string(text)
+            case (_, .integer(let i)?): return .uid(add(.integer(i)))
+            case (_, .double(let d)?): return .uid(add(.real(d)))
+            case (_, .bool(let b)?): return .uid(add(.bool(b)))
+            case (_, .date(let t)?): return .uid(add(object("NSDate", [("NS.time", .real(t))])))
+            case (_, .uuid(let u)?): return .uid(add(object("NSUUID", [("NS.uuidbytes", .data(withUnsafeBytes(of: u.uuid) { Array($0) }))])))
+            default: return string(text)
+            }
+        }
+
         /// An attribute, a composite with its elements (under `NSElements`, the key the
         /// reader tries first: the key Core Data uses has not been seen).
         func attribute(_ a: AttributeDescription, _ entityRef: PropertyListValue) -> PropertyListValue {
@@ -33,8 +51,9 @@ public enum ModelArchiver {
                 ("NSIsOptional", .bool(a.isOptional)), ("NSIsTransient", .bool(a.isTransient)),
                 ("NSAttributeValueClassName", string(a.valueClassName)),
                 ("NSValueTransformerName", string(a.valueTransformerName)),
-                ("NSDefaultValue", string(a.defaultValue)),
+                ("NSDefaultValue", defaultValue(a)),
                 ("NSEntity", entityRef),
+                ("NSRenamingIdentifier", string(a.renamingIdentifier ?? a.name)),
             ]
             // Both flags live in NSFlagsKey, as Core Data archives them; there is no key of their own.
             let flags = (a.preservesValueInHistoryOnDeletion ? ModelCacheReader.preservedFlag : 0)
@@ -155,6 +174,7 @@ public enum ModelArchiver {
                         ("NSDeleteRule", .integer(Int64(r.deleteRule.rawValue))),
                         ("NSIsOptional", .bool(r.isOptional)), ("NSIsTransient", .bool(r.isTransient)),
                         ("NSEntity", entityRef),
+                        ("NSRenamingIdentifier", string(r.renamingIdentifier ?? r.name)),
                     ]
                     if r.isOrdered { fields.append(("NSIsOrdered", .bool(true))) }
                     if r.isReadOnly { fields.append(("NSIsReadOnly", .bool(true))) }
@@ -164,12 +184,15 @@ public enum ModelArchiver {
                     value = object("NSFetchedPropertyDescription", [
                         ("NSPropertyName", string(f.name)), ("_NSFetchRequestEntityName", string(f.fetchEntityName)),
                         ("NSIsTransient", .bool(true)), ("NSEntity", entityRef),
+                        ("NSRenamingIdentifier", string(f.name)),
                     ])
                 }
                 properties.append((string(property.name), .uid(add(value))))
             }
             let subentities = model.subentities(of: entity.name).map { (string($0.name), PropertyListValue.uid(entitySlots[$0.name]!)) }
-            var renaming = entity.renamingIdentifier.map { [("NSRenamingIdentifier", string($0))] } ?? []
+            // Every entity and property of every cache Core Data wrote in the fixtures carries
+            // a renaming identifier: the model's (`elementID`), else its own name.
+            var renaming = [("NSRenamingIdentifier", string(entity.renamingIdentifier ?? entity.name))]
             if !entity.uniquenessConstraints.isEmpty {
                 // Arrays of property names, as the reader takes them (names or descriptions).
                 func array(_ items: [PropertyListValue]) -> PropertyListValue { object("NSArray", [("NS.objects", .array(items))]) }
@@ -205,7 +228,7 @@ public enum ModelArchiver {
                 ("NSEntityName", string(entity.name)),
                 // nil when the model names no class, as Core Data archives it ($null in the
                 // caches of Photos, Notes, CartKit and CoreDataPlus's SampleModel_V2).
-                ("NSClassNameForEntity", string(entity.className)),
+                ("NSClassNameForEntity", string(classNames ? entity.className : nil)),
                 ("NSSuperentity", entity.superentityName.flatMap { entitySlots[$0] }.map { .uid($0) } ?? .uid(0)),
                 ("NSIsAbstract", .bool(entity.isAbstract)),
                 ("NSVersionHashModifier", string(entity.versionHashModifier)),

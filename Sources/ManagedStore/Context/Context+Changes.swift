@@ -18,10 +18,7 @@ extension Context {
             object.isFault = false
             object.isInserted = true
             for a in entity.attributes where !a.attribute.isDerived {
-                let initial = a.attribute.defaultValue.flatMap {
-                    try? ValueParsing.attributeValue($0, a.attribute, entity: entity.name)
-                }
-                object.values[a.attribute.name] = .attribute(initial ?? .null)
+                object.values[a.attribute.name] = .attribute(AttributeDefault.value(of: a.attribute) ?? .null)
             }
             for r in entity.relationships {
                 object.values[r.relationship.name] = r.relationship.isToMany ? .toMany([]) : .toOne(nil)

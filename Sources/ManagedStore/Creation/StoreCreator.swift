@@ -20,6 +20,11 @@ public enum StoreCreator {
         /// Refuse a model whose version hashes cannot all be computed (a store for an app),
         /// rather than write a stand-in (a store for tests).
         public var requiresComputedHashes = false
+        /// The store is a migration's destination. Core Data's migration caches the new model
+        /// without class names (`$null`): every store it migrated in the fixtures and in
+        /// Wire's series (CoreDataPlus's SampleModel_V2 from V1, wibosco's 3 from 2, each
+        /// with its source's `Z_UUID`), while the stores it created name their classes.
+        public var migrated = false
 
         public init() {}
     }
@@ -198,7 +203,7 @@ public enum StoreCreator {
                         // Many-to-many: one join table, named after one side (`JoinTable.namedBy`).
                         let mine = (entity.name, r.name), theirs = (inverse!.declaredBy, inv.name)
                         guard JoinTable.namedBy(mine, theirs) else { continue }
-                        joins.append(JoinTable(entityID: ids[entity.name]!, relationship: r, inverse: inv, destinationID: ids[destination.name]!,
+                        joins.append(JoinTable(entityName: entity.name, entityID: ids[entity.name]!, relationship: r, inverse: inv, destinationID: ids[destination.name]!,
                                                reflexive: mine == theirs))
                     } else {
                         let column = "Z\(ids[entity.name]!)" + r.name.uppercased()
@@ -208,9 +213,11 @@ public enum StoreCreator {
                 }
             }
         }
-        // The join tables in the order of the entities that name them, each column's name
-        // unique among every join table's (Photos' Z_3REPRESENTATIVEASSETS, then
-        // Z_3REPRESENTATIVEASSETS1; Wire's Z_14USERS1).
+        // The join tables in the order of the names of the entities that name them, then of
+        // their relationships, each column's name unique among every join table's: Photos'
+        // Memory's Z_3REPRESENTATIVEASSETS, then Suggestion's Z_3REPRESENTATIVEASSETS1; Wire's
+        // Reaction (entity 14) keeps Z_17USERS and SystemMessage (entity 11) has Z_17USERS1, so
+        // the order is by name, not by entity number.
         var joinColumns: Set<String> = []
         func unique(_ column: String) -> String {
             var candidate = column, n = 0
@@ -221,7 +228,7 @@ public enum StoreCreator {
             return candidate
         }
         var joinTablesMade: Set<String> = []
-        for join in joins.sorted(by: { ($0.entityID, $0.relationship.name) < ($1.entityID, $1.relationship.name) }) {
+        for join in joins.sorted(by: { ($0.entityName, $0.relationship.name) < ($1.entityName, $1.relationship.name) }) {
             let name = "Z_\(join.entityID)\(join.relationship.name.uppercased())"
             guard joinTablesMade.insert(name).inserted else { continue }
             let source = join.reflexive ? name : unique("Z_\(join.entityID)\(join.inverse.name.uppercased())")
@@ -380,7 +387,7 @@ public enum StoreCreator {
         try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
                        arguments: [options.uuid, try metadataPlist(model, options: options, base: metadataBase)])
         if options.writeModelCache {
-            try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [try modelCache(model)])
+            try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [try modelCache(model, classNames: !options.migrated)])
         }
     }
 
@@ -404,8 +411,8 @@ public enum StoreCreator {
     }
 
     /// `Z_MODELCACHE.Z_CONTENT` for the model: its archive, deflated, as Core Data caches it.
-    static func modelCache(_ model: ManagedObjectModel) throws -> Data {
-        Data(try RawDeflate.deflate(BinaryPropertyListWriter.encode(ModelArchiver.archive(model))))
+    static func modelCache(_ model: ManagedObjectModel, classNames: Bool = true) throws -> Data {
+        Data(try RawDeflate.deflate(BinaryPropertyListWriter.encode(ModelArchiver.archive(model, classNames: classNames))))
     }
 
     /// A store's metadata for a model: `base`'s keys (a migrated store's own, or a new one's),
@@ -475,6 +482,7 @@ public enum StoreCreator {
 /// A many-to-many relationship's join table: the side that names it (`Z_<id><R>`), its
 /// inverse, and the number of the entity the relationship leads to (its column's).
 struct JoinTable {
+    let entityName: String
     let entityID: Int
     let relationship: RelationshipDescription
     let inverse: RelationshipDescription

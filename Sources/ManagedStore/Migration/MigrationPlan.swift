@@ -201,6 +201,7 @@ extension MigrationPlan {
                 fills += toOneFills(r, column: column, entityColumn: entityColumn, of: entity, from: from, numbers: numbers)
             }
             fills += keysOfOtherEntities(in: entity, from: from)
+            fills += columnsOfOtherEntities(in: entity, from: from, filled: Set(fills.map(\.column)))
             return EntityStep(entity: entity.name, entityID: id, table: entity.table, source: from.name, sourceTable: from.table,
                               sourceID: fromID, sourceHasEntityColumn: hasEntityColumn, rows: rows, fills: fills)
         }
@@ -212,7 +213,7 @@ extension MigrationPlan {
 
         mutating func attributeFill(_ a: AttributeMapping, column: String, of entity: EntityMapping, from: EntityMapping) throws -> ColumnFill {
             let attribute = a.attribute
-            let fallback = defaultValue(attribute, entity: entity.name)
+            let fallback = defaultValue(attribute)
             switch propertySource(attribute.name, renamingIdentifier: attribute.renamingIdentifier, of: entity, from: from) {
             case .property(let name):
                 if let before = from.attribute(name), let oldColumn = before.column, store.schema.table(from.table)?.hasColumn(oldColumn) == true {
@@ -243,9 +244,8 @@ extension MigrationPlan {
         }
 
         /// An attribute's default as Core Data stores it, nil when it has none.
-        func defaultValue(_ a: AttributeDescription, entity: String) -> DatabaseValue? {
-            guard let text = a.defaultValue, !a.isDerived else { return nil }
-            return try? StoreWriter.stored(text, a, entity: entity)
+        func defaultValue(_ a: AttributeDescription) -> DatabaseValue? {
+            AttributeDefault.value(of: a).flatMap { StoreWriter.encode(.attribute($0), a) }
         }
 
         /// SQL mapping the source's entity numbers to the destination's, NULL for an entity
@@ -289,6 +289,34 @@ extension MigrationPlan {
 
         /// The keys other entities' to-many relationships keep in this entity's rows: the
         /// hidden key of a to-many without an inverse, and the position of an ordered one.
+        /// The columns of the other entities of a shared table, as the row has them in the
+        /// source: Core Data's migration keeps a table's columns for every row, so a value a
+        /// row holds in a column its own entity does not use stays. Wire's 2.89.0 → 2.90.0:
+        /// ClientMessage rows keep the 0 an earlier migration put in SystemMessage's
+        /// `ZDECRYPTIONERRORCODE`. And a column new to the table takes its attribute's default
+        /// in every row, whatever its entity, as Core Data's `UPDATE` of an added column does:
+        /// Wire's 2.88.0 → 2.89.0 added SystemMessage's `decryptionErrorCode` (default 0), and
+        /// Core Data's 2.89.0 store holds 0 in the ClientMessage rows too.
+        func columnsOfOtherEntities(in entity: EntityMapping, from: EntityMapping, filled: Set<String>) -> [ColumnFill] {
+            guard let table = store.schema.table(from.table) else { return [] }
+            var fills: [ColumnFill] = []
+            var seen = filled
+            for other in layout.entities where other.table == entity.table && other.name != entity.name {
+                for a in other.attributes where a.declaredBy == other.name {
+                    guard let column = a.column, !a.attribute.isTransient, !seen.contains(column) else { continue }
+                    if table.hasColumn(column) {
+                        fills.append(ColumnFill(column: column, expression: "x.\(SQL.identifier(column))", arguments: [], origin: nil, carry: .column(column)))
+                    } else if let value = defaultValue(a.attribute) {
+                        fills.append(ColumnFill(column: column, expression: "?", arguments: [value], origin: nil, carry: .constant))
+                    } else {
+                        continue
+                    }
+                    seen.insert(column)
+                }
+            }
+            return fills
+        }
+
         mutating func keysOfOtherEntities(in entity: EntityMapping, from: EntityMapping) -> [ColumnFill] {
             guard let id = entity.entityID, let table = store.schema.table(from.table) else { return [] }
             var fills: [ColumnFill] = []
@@ -348,7 +376,10 @@ extension MigrationPlan {
                           case .property(let name) = propertySource(r.relationship.name, renamingIdentifier: r.relationship.renamingIdentifier,
                                                                     of: owner, from: ownerSource),
                           let before = ownerSource.relationship(name) else { continue }
-                    let columns = [sourceColumn, destinationColumn] + (order.map { [$0] } ?? [])
+                    // Both sides ordered: the table has the inverse's order column too (Wire's
+                    // Conversation.lastServerSyncedActiveParticipants ↔ User.…Conversations).
+                    let inverseOrder = Self.inverseOrderColumn(of: r.relationship, in: layout, besides: order)
+                    let columns = [sourceColumn, destinationColumn] + (order.map { [$0] } ?? []) + (inverseOrder.map { [$0] } ?? [])
                     let ids = ownerSource.entityIDs.map(String.init).joined(separator: ", ")
                     let select: @Sendable (String) -> String
                     let origin: String
@@ -358,21 +389,23 @@ extension MigrationPlan {
                         guard store.schema.table(oldTable) != nil else { continue }
                         carriedJoins.insert(oldTable)
                         let position = order.map { _ in o.map { ", j.\(SQL.identifier($0))" } ?? ", row_number() OVER (PARTITION BY j.\(SQL.identifier(s)) ORDER BY j.\(SQL.identifier(d)))" } ?? ""
-                        select = { schema in "SELECT j.\(SQL.identifier(s)), j.\(SQL.identifier(d))\(position) FROM \(schema)\(SQL.identifier(oldTable)) AS j" }
+                        let oldInverseOrder = Self.inverseOrderColumn(of: before.relationship, in: old, besides: o)
+                        let inversePosition = inverseOrder.map { _ in oldInverseOrder.map { ", j.\(SQL.identifier($0))" } ?? ", row_number() OVER (PARTITION BY j.\(SQL.identifier(d)) ORDER BY j.\(SQL.identifier(s)))" } ?? ""
+                        select = { schema in "SELECT j.\(SQL.identifier(s)), j.\(SQL.identifier(d))\(position)\(inversePosition) FROM \(schema)\(SQL.identifier(oldTable)) AS j" }
                         origin = oldTable == table ? "the same pairs" : "the pairs of \(oldTable)"
-                        unchanged = oldTable == table && s == sourceColumn && d == destinationColumn && o == order
+                        unchanged = oldTable == table && s == sourceColumn && d == destinationColumn && o == order && oldInverseOrder == inverseOrder
                     case .foreignKey(let c, _):
                         // To-one → to-many: each row's key is one pair.
                         let t = ownerSource.table
                         carried.insert(t + "." + c)
-                        let position = order == nil ? "" : ", 1"
+                        let position = (order == nil ? "" : ", 1") + (inverseOrder == nil ? "" : ", row_number() OVER (PARTITION BY x.\(SQL.identifier(c)) ORDER BY x.Z_PK)")
                         select = { schema in "SELECT x.Z_PK, x.\(SQL.identifier(c))\(position) FROM \(schema)\(SQL.identifier(t)) AS x "
                             + "WHERE x.\(SQL.identifier(c)) IS NOT NULL" + (ownerSource.entityColumn == nil ? "" : " AND x.Z_ENT IN (\(ids))") }
                         origin = "the keys of \(t).\(c) (to-one → to-many)"
                     case .inverseForeignKey(let t, let c, _):
                         // The inverse, to-one before, is to-many now.
                         carried.insert(t + "." + c)
-                        let position = order.map { _ in ", row_number() OVER (PARTITION BY x.\(SQL.identifier(c)) ORDER BY x.Z_PK)" } ?? ""
+                        let position = (order.map { _ in ", row_number() OVER (PARTITION BY x.\(SQL.identifier(c)) ORDER BY x.Z_PK)" } ?? "") + (inverseOrder == nil ? "" : ", 1")
                         select = { schema in "SELECT x.\(SQL.identifier(c)), x.Z_PK\(position) FROM \(schema)\(SQL.identifier(t)) AS x WHERE x.\(SQL.identifier(c)) IS NOT NULL" }
                         origin = "the keys of \(t).\(c) (its inverse, to-one → to-many)"
                     default:
@@ -383,6 +416,14 @@ extension MigrationPlan {
                 }
             }
             return steps
+        }
+
+        /// The order column of a many-to-many's inverse, where the inverse is ordered too and
+        /// so has its own column in the one join table.
+        static func inverseOrderColumn(of r: RelationshipDescription, in mapping: StoreMapping, besides own: String?) -> String? {
+            guard let inverse = r.inverseName, let destination = mapping.entity(named: r.destinationEntityName),
+                  case .joinTable(_, _, _, let order?)? = destination.relationship(inverse)?.storage, order != own else { return nil }
+            return order
         }
 
         // MARK: Losses

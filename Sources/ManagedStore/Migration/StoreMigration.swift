@@ -82,6 +82,7 @@ public enum StoreMigration {
         options.uuid = store.uuid
         options.persistentHistory = plan.carriesHistory
         options.wal = store.file.journalMode == .wal
+        options.migrated = true
         let base = (store.metadata?.plist ?? []).map { (key: PropertyListValue.string($0.key), value: $0.value) }
         var filling = StoreCreator.Filling(sourcePath: store.path, fill: { db in try fill(db, plan: plan, store: store) }, metadataBase: base)
         if let alteration = plan.alteration {
@@ -90,7 +91,7 @@ public enum StoreMigration {
                 try alteration.apply(db)
                 try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?", arguments: [try StoreCreator.metadataPlist(plan.destinationModel, options: options, base: base)])
                 try db.execute(sql: "DELETE FROM Z_MODELCACHE")
-                try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [try StoreCreator.modelCache(plan.destinationModel)])
+                try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [try StoreCreator.modelCache(plan.destinationModel, classNames: false)])
             }, metadataBase: base, startsAsCopy: true)
         }
         try StoreCreator.create(at: path, model: plan.destinationModel, options: options, disk: disk, filling: filling)

@@ -39,7 +39,7 @@ extension EntityDescription {
 
 /// A fetch index (`NSFetchIndexDescription`): the properties an index covers, in order.
 public struct FetchIndexDescription: Sendable, Equatable {
-    public struct Element: Sendable, Equatable {
+    public struct Element: Sendable, Hashable {
         public var propertyName: String
         /// `NSFetchIndexElementType`: a B-tree ("Binary") or an R-tree.
         public var isRTree: Bool

@@ -26,11 +26,13 @@ public enum ModelCacheReader {
             let superRef = archive.uid(archive.objects[ref]["NSSuperentity"])
             let inherited = superRef.flatMap { propertyNames[$0] } ?? []
             var properties: [PropertyDescription] = []
+            var indexed: [String] = []
             for (keyRef, valueRef) in archive.dictionaryReferences(archive.uid(archive.objects[ref]["NSProperties"])) {
                 guard let propertyName = archive.objects[keyRef].stringValue, !inherited.contains(propertyName),
                       let property = self.property(valueRef, name: propertyName, archive: archive)
                 else { continue }
                 properties.append(property)
+                if archive.value(valueRef, "NSIsIndexed")?.boolValue == true { indexed.append(propertyName) }
             }
             entities.append(EntityDescription(
                 name: name,
@@ -40,7 +42,7 @@ public enum ModelCacheReader {
                 properties: properties.sorted { $0.name < $1.name },
                 renamingIdentifier: renaming(archive.string(ref, "NSRenamingIdentifier"), name),
                 uniquenessConstraints: uniqueTuples(ref, archive: archive),
-                fetchIndexes: fetchIndexes(ref, archive: archive),
+                fetchIndexes: indexes(ref, indexed: indexed, archive: archive),
                 versionHashModifier: archive.string(ref, "NSVersionHashModifier")))
         }
         return ManagedObjectModel(entities: entities, source: .modelCache)
@@ -65,6 +67,26 @@ public enum ModelCacheReader {
                 archive.objects[member].stringValue ?? archive.string(member, "NSPropertyName")
             }
         }.filter { !$0.isEmpty }
+    }
+
+    /// The older index forms a cache Core Data wrote before fetch indexes (framework 847)
+    /// holds: `NSIsIndexed` on an attribute and an entity's `NSCompoundIndexes` (arrays of
+    /// property names). Read as the fetch indexes Core Data makes of the same forms in a model
+    /// file (`XcdatamodelReader`), so the two compare equal: Wire's 2.31.0 cache holds
+    /// `normalizedName` as indexed, its 2.39.0 cache the fetch index `normalizedName`.
+    /// A later cache keeps both forms (Wire's 2.101.0: `localIdentifier` is `NSIsIndexed` and
+    /// a fetch index); an older form is taken only where no fetch index covers the same
+    /// attributes.
+    private static func indexes(_ ref: Int, indexed: [String], archive: KeyedArchive) -> [FetchIndexDescription] {
+        let described = fetchIndexes(ref, archive: archive)
+        let covered = Set(described.map { $0.elements.map(\.propertyName) })
+        let single = indexed.sorted().map { FetchIndexDescription(name: $0, elements: [.init(propertyName: $0)]) }
+        let compound = archive.arrayReferences(archive.uid(archive.objects[ref]["NSCompoundIndexes"])).compactMap { tuple -> FetchIndexDescription? in
+            let names = archive.arrayReferences(tuple).compactMap { archive.objects[$0].stringValue ?? archive.string($0, "NSPropertyName") }
+            guard !names.isEmpty else { return nil }
+            return FetchIndexDescription(name: names.joined(separator: "_"), elements: names.map { .init(propertyName: $0) })
+        }
+        return (single + compound).filter { !covered.contains($0.elements.map(\.propertyName)) } + described
     }
 
     private static func fetchIndexes(_ ref: Int, archive: KeyedArchive) -> [FetchIndexDescription] {
@@ -165,13 +187,25 @@ public enum ModelCacheReader {
         }
     }
 
+    /// `NSDefaultValue` as a model file spells it (`AttributeDefault` reads it back): an
+    /// `NSNumber` (Booleans as a bool or an integer), a string (plain, or an
+    /// `NSMutableString` as in Wire's caches), an `NSDate` (`NS.time`, as Notes'), an `NSUUID`.
     private static func defaultValue(_ value: PropertyListValue?) -> String? {
         switch value {
         case .string(let s)?: return s
         case .integer(let i)?: return String(i)
         case .real(let d)?: return String(d)
         case .bool(let b)?: return b ? "YES" : "NO"
-        default: return nil
+        case let object?:
+            if case .string(let s)? = object["NS.string"] { return s }
+            if case .real(let t)? = object["NS.time"] { return String(t) }
+            if case .data(let bytes)? = object["NS.uuidbytes"], bytes.count == 16 {
+                return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                                   bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString
+            }
+            return nil
+        case nil:
+            return nil
         }
     }
 }

@@ -129,7 +129,10 @@ public struct ModelDiff: Sendable {
         if a.isAbstract != b.isAbstract {
             change(b.isAbstract ? "made abstract" : "no longer abstract", .undocumented, Rules.entityHashOnly)
         }
-        if a.className != b.className {
+        // A cache Core Data's migration wrote names no classes (`StoreCreator.Options.migrated`):
+        // no class there says nothing about the model's.
+        let unnamedInCache = (a.className == nil && old.source == .modelCache) || (b.className == nil && models.new.source == .modelCache)
+        if a.className != b.className && !unnamedInCache {
             change("class \(a.className ?? "none") → \(b.className ?? "none")", .none, Rules.entityHashLeavesOut)
         }
         if a.versionHashModifier != b.versionHashModifier {
@@ -138,7 +141,21 @@ public struct ModelDiff: Sendable {
         if a.uniquenessConstraints != b.uniquenessConstraints {
             change("uniqueness constraints \(constraints(a.uniquenessConstraints)) → \(constraints(b.uniquenessConstraints))", .undocumented, Rules.notListed)
         }
-        if a.fetchIndexes != b.fetchIndexes {
+        // Compared by what they index, not by name: an older form (`indexed="YES"`, a
+        // compound index, a cache's `NSIsIndexed`) and the fetch index Core Data makes of it
+        // are one index; so are a parent's and the copy of it on a sub-entity, which some
+        // caches hold (Wire's 2.52.0 and 2.67.0, not their neighbours from the same model
+        // source): both index the same columns of the one table.
+        func indexed(_ e: EntityDescription, _ model: ManagedObjectModel) -> Set<[FetchIndexDescription.Element]> {
+            var inherited: Set<[FetchIndexDescription.Element]> = []
+            var parent = e.superentityName.flatMap { model.entity(named: $0) }
+            while let p = parent {
+                inherited.formUnion(p.fetchIndexes.map(\.elements))
+                parent = p.superentityName.flatMap { model.entity(named: $0) }
+            }
+            return Set(e.fetchIndexes.map(\.elements)).subtracting(inherited)
+        }
+        if indexed(a, old) != indexed(b, models.new) {
             change("fetch indexes \(indexes(a.fetchIndexes)) → \(indexes(b.fetchIndexes))", .undocumented, Rules.notListed)
         }
         return changes
@@ -239,7 +256,10 @@ public struct ModelDiff: Sendable {
             if !x.isOptional && y.isOptional { change("now optional", .lightweight, Rules.requiredToOptional) }
             if x.isDerived != y.isDerived { change(y.isDerived ? "now derived" : "no longer derived", .undocumented, Rules.notListed) }
             // A default given with becoming non-optional is said there.
-            if x.defaultValue != y.defaultValue && !(x.isOptional && !y.isOptional) {
+            // By the value Core Data holds: `NO` and `0` are one default of an integer.
+            let sameDefault = x.type == y.type && x.defaultValue != nil && y.defaultValue != nil
+                && AttributeDefault.value(of: x) != nil && AttributeDefault.value(of: x) == AttributeDefault.value(of: y)
+            if x.defaultValue != y.defaultValue && !sameDefault && !(x.isOptional && !y.isOptional) {
                 change("default \(x.defaultValue ?? "none") → \(y.defaultValue ?? "none")", .none, Rules.propertyHashLeavesOut)
             }
             if x.valueTransformerName != y.valueTransformerName {

@@ -107,9 +107,11 @@ public enum XcdatamodelReader {
         private var composite: String?
         private var constraint: [String]?
         private var fetchIndex: FetchIndexDescription?
-        /// The entity's `<compoundIndex>` being read, and how many came before it.
+        /// The entity's `<compoundIndex>` being read.
         private var compoundIndex: FetchIndexDescription?
-        private var compoundIndexes = 0
+        /// The fetch indexes the entity's older index forms make: of `indexed="YES"`, of `<compoundIndex>`.
+        private var indexedAttributes: [FetchIndexDescription] = []
+        private var compoundIndexes: [FetchIndexDescription] = []
 
         mutating func start(_ element: String, _ a: [String: String]) {
             let yes = { (key: String) in a[key] == "YES" }
@@ -118,7 +120,8 @@ public enum XcdatamodelReader {
                 sawModel = true
                 versionIdentifier = a["userDefinedModelVersionIdentifier"]
             case "entity":
-                compoundIndexes = 0
+                indexedAttributes = []
+                compoundIndexes = []
                 current = EntityDescription(name: a["name"] ?? "", className: a["representedClassName"],
                                             isAbstract: yes("isAbstract"), superentityName: a["parentEntity"],
                                             renamingIdentifier: a["elementID"], versionHashModifier: a["versionHashModifier"])
@@ -135,7 +138,7 @@ public enum XcdatamodelReader {
                     valueClassName: a["customClassName"],
                     valueTransformerName: a["valueTransformerName"],
                     allowsExternalBinaryDataStorage: yes("allowsExternalBinaryDataStorage"),
-                    defaultValue: a["defaultValueString"],
+                    defaultValue: a["attributeType"] == "Date" ? a["defaultDateTimeInterval"] : a["defaultValueString"],
                     preservesValueInHistoryOnDeletion: yes("preserveAfterDeletion"),
                     renamingIdentifier: a["elementID"])
                 if attribute.type == .composite { attribute.compositeName = a["composite"] }
@@ -150,12 +153,12 @@ public enum XcdatamodelReader {
                     composites[composite, default: []].append(attribute)
                 } else {
                     current?.properties.append(.attribute(attribute))
-                    // The older form of an index, `indexed="YES"`: the fetch index Xcode's
-                    // compiler makes of it, `by<Name>Index` over the one attribute (knowledgeC's
-                    // cache: `name` → `byNameIndex`, its store's `Z_CustomMetadata_byNameIndex`).
+                    // The older form of an index, `indexed="YES"`: the fetch index Core Data
+                    // (framework 847 and later) makes of it, named after the attribute. Wire's
+                    // model files keep the flag; every store Core Data wrote from them since
+                    // 847 has `Z_User_normalizedName` and a cache holding `normalizedName`.
                     if yes("indexed"), !attribute.name.isEmpty {
-                        let name = attribute.name.prefix(1).uppercased() + attribute.name.dropFirst()
-                        current?.fetchIndexes.append(FetchIndexDescription(name: "by\(name)Index", elements: [.init(propertyName: attribute.name)]))
+                        indexedAttributes.append(FetchIndexDescription(name: attribute.name, elements: [.init(propertyName: attribute.name)]))
                     }
                 }
             case "relationship":
@@ -184,11 +187,10 @@ public enum XcdatamodelReader {
             case "fetchIndex":
                 fetchIndex = FetchIndexDescription(name: a["name"] ?? "", elements: [])
             case "compoundIndex":
-                // `<compoundIndexes>`, the older form of a multi-column index: knowledgeC's
-                // cache holds its one as `compoundIndex`; a second one's name has not been seen
-                // and is taken to count on (`compoundIndex1`).
-                compoundIndex = FetchIndexDescription(name: "compoundIndex" + (compoundIndexes > 0 ? String(compoundIndexes) : ""), elements: [])
-                compoundIndexes += 1
+                // `<compoundIndexes>`, the older form of a multi-column index: named after its
+                // attributes joined by `_` once they are read (Wire's stores:
+                // `Z_Conversation_internalIsArchived_lastModifiedDate`).
+                compoundIndex = FetchIndexDescription(name: "", elements: [])
             case "index":
                 if let property = a["value"] { compoundIndex?.elements.append(.init(propertyName: property)) }
             case "fetchIndexElement":
@@ -206,6 +208,9 @@ public enum XcdatamodelReader {
             case "entity":
                 if var entity = current {
                     entity.properties.sort { $0.name < $1.name }
+                    // Core Data's cache lists the indexes made of the older forms first, the
+                    // attributes' in name order, then the compound ones (Wire's 2.101.0 cache).
+                    entity.fetchIndexes = indexedAttributes.sorted { $0.name < $1.name } + compoundIndexes + entity.fetchIndexes
                     entities.append(entity)
                 }
                 current = nil
@@ -221,7 +226,10 @@ public enum XcdatamodelReader {
                 if let i = fetchIndex { current?.fetchIndexes.append(i) }
                 fetchIndex = nil
             case "compoundIndex":
-                if let i = compoundIndex, !i.elements.isEmpty { current?.fetchIndexes.append(i) }
+                if var i = compoundIndex, !i.elements.isEmpty {
+                    i.name = i.elements.map(\.propertyName).joined(separator: "_")
+                    compoundIndexes.append(i)
+                }
                 compoundIndex = nil
             default:
                 break

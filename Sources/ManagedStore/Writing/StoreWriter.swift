@@ -192,8 +192,8 @@ struct StoreWriter {
         }
     }
 
-    /// A value as a model file spells it (a default, a mapping model's constant) in its
-    /// column's storage form: what an insert, an import and a migration write for it.
+    /// A mapping model's constant in its column's storage form. (A default is read by
+    /// `AttributeDefault`, which never refuses one, as Core Data does not.)
     static func stored(_ text: String, _ attribute: AttributeDescription, entity: String) throws -> DatabaseValue? {
         encode(.attribute(try ValueParsing.attributeValue(text, attribute, entity: entity)), attribute)
     }

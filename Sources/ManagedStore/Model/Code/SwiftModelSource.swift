@@ -76,22 +76,18 @@ public enum SwiftModelSource {
     /// A default value from the model, as a Swift literal of the attribute's type; nil when
     /// there is none or it has no literal.
     static func defaultLiteral(_ attribute: AttributeDescription) -> String? {
-        guard let text = attribute.defaultValue else { return nil }
-        switch attribute.type {
-        case .integer16, .integer32, .integer64:
-            return Int64(text).map(String.init) ?? Double(text).flatMap { $0.rounded() == $0 ? String(Int64($0)) : nil }
-        case .double, .float:
-            return Double(text).map(SwiftNames.number)
-        case .decimal:
-            return Decimal(string: text).map { "\($0)" }
-        case .boolean:
-            switch text.lowercased() {
-            case "yes", "true", "1": return "true"
-            case "no", "false", "0": return "false"
-            default: return nil
-            }
-        case .string:
-            return SwiftNames.stringLiteral(text)
+        // The value Core Data holds (`AttributeDefault`), so `NO` on an integer is 0 here too.
+        switch (attribute.type, AttributeDefault.value(of: attribute)) {
+        case (.integer16, .integer(let i)?), (.integer32, .integer(let i)?), (.integer64, .integer(let i)?):
+            return String(i)
+        case (.double, .double(let d)?), (.float, .double(let d)?):
+            return SwiftNames.number(d)
+        case (.decimal, _):
+            return attribute.defaultValue.flatMap { Decimal(string: $0) }.map { "\($0)" }
+        case (.boolean, .bool(let b)?):
+            return b ? "true" : "false"
+        case (.string, .string(let s)?):
+            return SwiftNames.stringLiteral(s)
         default:
             return nil
         }
