@@ -297,4 +297,65 @@ final class DoctorTests: XCTestCase {
             XCTAssertEqual(errors.filter { $0["check"] as? String != "required_null" }.count, 0, "\(relative): \(errors) \(stderr)")
         }
     }
+
+    /// `doctor`'s space table counts each entity's rows as `count` does, on every genuine
+    /// fixture, `-wal` or not. Notes' ZICCLOUDSYNCINGOBJECT (213 columns) showed 0 for every
+    /// entity: its census asked one SQL function for more arguments than SQLite takes (127),
+    /// the query failed, and the failure read as an empty table.
+    func testTheSpaceTableCountsWhatCountCountsOnEveryGenuineFixture() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        var compared = 0
+        for fixture in try Fixtures.everyStore {
+            let path = try Fixtures.copy(fixture, into: folder).path
+            let store = try PersistentStore(path: path, options: .init(readonly: true))
+            let entities = store.mapping.entities.filter { $0.entityID != nil && !$0.isAbstract && store.schema.table($0.table) != nil }
+            store.close()
+            guard store.isCoreDataStore, !entities.isEmpty else { continue }
+            // (doctor exits 1 on a store with errors; its report is there all the same)
+            let doctor = try CLI.run(["doctor", path, "--format", "json"])
+            let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(doctor.stdout.utf8)) as? [String: Any], "\(fixture): \(doctor.stderr)")
+            let items = try XCTUnwrap((report["space"] as? [String: Any])?["items"] as? [[String: Any]], fixture)
+            var own: [String: Int64] = [:]
+            for item in items where item["kind"] as? String == "table" {
+                for e in item["entities"] as? [[String: Any]] ?? [] {
+                    own[e["entity"] as? String ?? ""] = (e["rows"] as? NSNumber)?.int64Value
+                }
+            }
+            // count includes sub-entities' objects, as a fetch does: summed over the tree.
+            let counts = try CLI.run([path, "--readonly"], stdin: entities.map { "count \($0.name)\n" }.joined())
+            let answered = counts.stdout.split(separator: "\n").map(String.init)
+            XCTAssertEqual(answered.count, entities.count, "\(fixture): \(counts.stderr)")
+            for (entity, line) in zip(entities, answered) {
+                let tree = store.mapping.entities.filter { $0.entityID.map(entity.entityIDs.contains) ?? false }
+                let summed = tree.reduce(Int64(0)) { $0 + (own[$1.name] ?? 0) }
+                XCTAssertNotNil(own[entity.name], "\(fixture): \(entity.name) has no count in doctor's space table")
+                XCTAssertEqual(String(summed), line, "\(fixture): \(entity.name)")
+                compared += 1
+            }
+        }
+        XCTAssertGreaterThan(compared, 200, "the genuine fixtures' entities")
+    }
+
+
+    /// A `-wal` whose commits are most of the store is a finding, with what to do: a copy of
+    /// the `.sqlite` alone is an older state. Once checkpointed, the same store has none.
+    func testALogMostOfTheStoreIsAFinding() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let store = try Fixtures.exampleStore(in: folder, people: 10).path
+        try SQLiteShell.commitLeavingWAL(store, [
+            "PRAGMA wal_autocheckpoint = 0",
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000) "
+                + "INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID, ZISACTIVE) SELECT 1000 + i, (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Person'), 1, "
+                + "printf('%.300c', 'x'), randomblob(16), 1 FROM n",
+            "UPDATE Z_PRIMARYKEY SET Z_MAX = 5000 WHERE Z_NAME = 'Person'",
+        ])
+        let doctor = try CLI.run(["doctor", store, "--format", "csv"])
+        let finding = try XCTUnwrap(doctor.stdout.split(separator: "\n").first { $0.contains("wal_not_checkpointed") }, doctor.stdout)
+        XCTAssertTrue(finding.hasPrefix("health,"), String(finding))
+        XCTAssertTrue(finding.contains("not yet copied into the main file") && finding.contains("copy it with its -wal and -shm"), String(finding))
+        XCTAssertEqual(doctor.status, 0, "a warning, not an error")
+        try SQLiteShell.run(store, "PRAGMA wal_checkpoint(TRUNCATE)")
+        XCTAssertFalse(try CLI.run(["doctor", store]).stdout.contains("wal_not_checkpointed"))
+    }
+
 }

@@ -61,8 +61,27 @@ public struct StoreDoctor {
         let (pages, keyFindings) = try keys.value()
         let (census, rowFindings, migration) = try rows.get()
         let space = try store.read { try StoreSpace(store: store, census: census, pages: pages, $0) }
-        return Report(space: space, findings: keyFindings + rowFindings, migration: migration,
+        let wal = Self.uncheckpointedLog(store: store, space: space).map { [$0] } ?? []
+        return Report(space: space, findings: wal + keyFindings + rowFindings, migration: migration,
                       versionHashes: newModel.map { EntityHashComparison.compare($0, with: store.metadata) })
+    }
+}
+
+extension StoreDoctor {
+    /// A `-wal` whose commits not yet copied into the main file are most of the store: a
+    /// copy of the `.sqlite` alone is an older state (Notes' and Photos' stores pulled off a
+    /// Mac mid-session), and every reader replays the log. Core Data checkpoints when the
+    /// last connection closes, or every 1,000 pages a writer adds.
+    static func uncheckpointedLog(store: PersistentStore, space: StoreSpace) -> DoctorFinding? {
+        guard space.files.wal > 0, let timeline = try? StoreTimeline.read(path: store.path),
+              let last = timeline.commits.last?.lastFrame else { return nil }
+        let pending = timeline.commits.filter { $0.lastFrame > timeline.backfilledFrames }
+        let bytes = Int64(last - timeline.backfilledFrames) * space.pageSize
+        guard !pending.isEmpty, bytes > space.files.mainFile else { return nil }
+        let share = Int((Double(bytes) * 100 / Double(bytes + space.files.mainFile)).rounded())
+        return DoctorFinding(.warning, "wal_not_checkpointed", count: Int64(pending.count), detail:
+            "the -wal holds \(pending.count) commits (\(bytes.groupedDigits) bytes of pages, \(share)% of the store) not yet copied into the main file: "
+            + "the .sqlite alone is an older state, so copy it with its -wal and -shm; Core Data copies them in (a checkpoint) when the app closes the store")
     }
 }
 

@@ -15,9 +15,11 @@ public struct StoreSpace: Sendable {
 
     public struct TableSpace: Sendable {
         public var table: String
-        /// The entities whose rows the table holds, with their own rows (sub-entities apart).
-        public var entities: [(name: String, rows: Int64)]
-        public var rows: Int64
+        /// The entities whose rows the table holds, with their own rows (sub-entities apart);
+        /// nil where the table could not be read (quick_check says why), never a 0 that looks
+        /// like an empty table.
+        public var entities: [(name: String, rows: Int64?)]
+        public var rows: Int64?
         public var tableBytes: Int64?
         public var indexBytes: Int64?
     }
@@ -86,8 +88,8 @@ public struct StoreSpace: Sendable {
         var tables: [TableSpace] = []
         var attributes: [AttributeSpace] = []
         for table in census.tables {
-            tables.append(TableSpace(table: table.table, entities: table.entities.filter { !$0.isAbstract }.map { ($0.name, table.rowsByEntity[$0.name] ?? 0) }
-                                        .sorted { $0.name < $1.name }, rows: table.rows ?? 0,
+            tables.append(TableSpace(table: table.table, entities: table.entities.filter { !$0.isAbstract }.map { ($0.name, table.rows == nil ? nil : table.rowsByEntity[$0.name] ?? 0) }
+                                        .sorted { $0.name < $1.name }, rows: table.rows,
                                      tableBytes: measured ? pages[table.table] ?? pages.first { SchemaSnapshot.sameName($0.key, table.table) }?.value : nil,
                                      indexBytes: indexBytes(table.table)))
             for c in table.columns where c.total > 0 {
@@ -97,7 +99,7 @@ public struct StoreSpace: Sendable {
         attributes.sort { $0.total > $1.total }
         attributes = Array(attributes.prefix(Self.attributeLimit))
         measuredPages = measured
-        self.tables = tables.sorted { ($0.tableBytes ?? $0.rows) > ($1.tableBytes ?? $1.rows) }
+        self.tables = tables.sorted { ($0.tableBytes ?? $0.rows ?? 0) > ($1.tableBytes ?? $1.rows ?? 0) }
         self.attributes = attributes
 
         if store.schema.table("ATRANSACTION") != nil, store.schema.table("ACHANGE") != nil {

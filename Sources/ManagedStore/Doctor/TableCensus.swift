@@ -54,17 +54,20 @@ struct TableCensus {
             }
             let known = entities.compactMap(\.entityID).map(String.init).joined(separator: ", ")
             var expressions = ["count(*)", store.schema.table(table)?.hasColumn("Z_ENT") == true ? "total(x.Z_ENT IS NULL OR x.Z_ENT NOT IN (\(known)))" : "0"]
-            // Type misfits of every column at once, in one function call a row; which
-            // column is asked only when some row has one (see `misfitsByColumn`).
-            var spec = ""
-            var checked: [String] = []
+            // Type misfits of every column at once, in one function call a row (a few for a
+            // table wider than SQLite lets a function take arguments: Notes'
+            // ZICCLOUDSYNCINGOBJECT has 213 columns, and the limit is 127); which column is
+            // asked only when some row has one (see `misfitsByColumn`).
+            var calls: [(spec: String, values: [String])] = []
             for c in columns {
                 guard let (letter, typeOnly) = CensusFunction.letter(c.attribute.type) else { continue }
                 let value = "x.\(SQL.identifier(c.column))"
-                spec.append(letter)
-                checked.append(typeOnly ? "typeof(\(value))" : value)
+                if calls.isEmpty || calls[calls.count - 1].values.count == Self.argumentsPerCall { calls.append(("", [])) }
+                calls[calls.count - 1].spec.append(letter)
+                calls[calls.count - 1].values.append(typeOnly ? "typeof(\(value))" : value)
             }
-            expressions.append(checked.isEmpty ? "0" : "total(cdi_misfits('\(spec)', \(checked.joined(separator: ", "))) > 0)")
+            expressions.append(calls.isEmpty ? "0" : "total((" + calls.map { "cdi_misfits('\($0.spec)', \($0.values.joined(separator: ", ")))" }
+                .joined(separator: " + ") + ") > 0)")
             // Rows per entity where entities share the table (one entity's are all rows).
             let shared = entities.count > 1 ? entities.filter { !$0.isAbstract && $0.entityID != nil } : []
             for entity in shared { expressions.append("total(x.Z_ENT = \(entity.entityID ?? -1))") }
@@ -102,6 +105,10 @@ struct TableCensus {
             tables.append(counted)
         }
     }
+
+    /// Values per `cdi_misfits` call: below SQLite's default limit on a function's arguments
+    /// (`SQLITE_MAX_FUNCTION_ARG`, 127), less the spec.
+    static let argumentsPerCall = 100
 
     /// A value of a binary attribute that names an external file: tag byte 2 and a UUID.
     /// The length is tested first, so that large inline values are never read.

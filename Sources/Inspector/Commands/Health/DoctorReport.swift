@@ -9,6 +9,8 @@ enum DoctorReport {
         let name: String
         let bytes: Int64?
         let count: Int64?
+        /// A table's entities with their own rows (nil: the table could not be read).
+        var entities: [(name: String, rows: Int64?)] = []
     }
 
     static func spaceLines(_ space: StoreSpace) -> [SpaceLine] {
@@ -18,8 +20,8 @@ enum DoctorReport {
             lines.append(SpaceLine(kind: "file", name: "external data files", bytes: space.files.externalBytes, count: space.files.externalFiles))
         }
         for t in space.tables {
-            let entities = t.entities.count == 1 ? t.entities[0].name : t.entities.map { "\($0.name) \($0.rows)" }.joined(separator: ", ")
-            lines.append(SpaceLine(kind: "table", name: "\(t.table) (\(entities))", bytes: t.tableBytes, count: t.rows))
+            let entities = t.entities.count == 1 ? t.entities[0].name : t.entities.map { "\($0.name) \($0.rows.map(String.init) ?? "unknown")" }.joined(separator: ", ")
+            lines.append(SpaceLine(kind: "table", name: "\(t.table) (\(entities))", bytes: t.tableBytes, count: t.rows, entities: t.entities))
             if let index = t.indexBytes, index > 0 { lines.append(SpaceLine(kind: "indexes", name: "\(t.table) indexes", bytes: index, count: nil)) }
         }
         if let h = space.history {
@@ -66,7 +68,9 @@ enum DoctorReport {
                 ("totalBytes", .integer(total)), ("pageSize", .integer(space.pageSize)), ("measuredPages", .bool(space.measuredPages)),
                 ("items", .array(lines.map { l in
                     .object([("kind", .string(l.kind)), ("name", .string(l.name)), ("bytes", l.bytes.map(OutputValue.integer) ?? .null),
-                             ("share", share(l.bytes, of: total)), ("count", l.count.map(OutputValue.integer) ?? .null)])
+                             ("share", share(l.bytes, of: total)), ("count", l.count.map(OutputValue.integer) ?? .null)]
+                            + (l.entities.isEmpty ? [] : [("entities", .array(l.entities.map { e in
+                                .object([("entity", .string(e.name)), ("rows", e.rows.map(OutputValue.integer) ?? .null)]) }))]))
                 })),
                 ("heaviestAttributes", .array(space.attributes.map { a in
                     .object([("entity", .string(a.entity)), ("attribute", .string(a.attribute)), ("total", .integer(a.total)),
