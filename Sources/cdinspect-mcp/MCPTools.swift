@@ -71,7 +71,8 @@ enum MCPTools {
             // Every tool declares its structured answer; a paged one, its page of such rows.
             var answer = d.declaration.answer
             if let key = d.rowsKey {
-                answer = .object([(key, .array(answer)), ("truncated", .boolean), ("nextCursor", .string)], required: [key, "truncated"])
+                answer = .object([(key, .array(answer)), ("truncated", .boolean), ("nextCursor", .string), ("limitReached", .boolean)],
+                                 required: [key, "truncated"])
             }
             let output = Value(answer.jsonSchema)
             return Tool(name: d.name, title: d.title, description: d.description,

@@ -135,6 +135,11 @@ struct ToolCall {
             let next = PageCursor(tool: name, arguments: arguments, offset: offset + returned, remaining: remaining.map { $0 - returned }).handle
             text += ", \"nextCursor\": \"\(next)\""
             structured.append(("nextCursor", .string(next)))
+        } else if more {
+            // The caller's `limit` stopped it, not the page: there is no cursor to follow, and
+            // the answer says so rather than leave `truncated` unexplained.
+            text += ", \"limitReached\": true"
+            structured.append(("limitReached", .bool(true)))
         }
         text += "}"
         return ToolAnswer(text: text, answer: .object(structured), warnings: warnings)

@@ -19,8 +19,8 @@ struct MCPSubcommand: ParsableCommand {
             run), snapshots, diff (against a snapshot or another store), generations (every save the store's files \
             hold) and recover (deleted objects read back), each with a title and read-only hints; the reading \
             tools take generation, a token generations lists. fetch, sql and history answer in pages of at most 1000 rows and a 4 MiB reply, \
-            with 'truncated' and a nextCursor to continue; \
-            limit 0 means no limit. Results are the JSON the commands print, also as structured content; \
+            with 'truncated' and a nextCursor to continue (where the call's limit stopped it, limitReached \
+            instead); limit 0 means no limit. Results are the JSON the commands print, also as structured content; \
             errors come back as tool errors with the line the command line prints; warnings come after the \
             answer. The model is offered as resources (cdinspect://schema and cdinspect://schema/ENTITY), and \
             prompts ask the common questions: why-not-synced, what-is-broken, will-it-migrate. \

@@ -65,7 +65,7 @@ final class CloudKitTests: ExampleStoreTestCase {
         XCTAssertEqual(events.map { $0["succeeded"] as? Bool }, [true, false, true])
         XCTAssertEqual(events[1]["errorDomain"] as? String, "CKErrorDomain")
         XCTAssertEqual(events[1]["errorCode"] as? Int, 3)
-        XCTAssertEqual(events[0]["started"] as? String, "2023-03-08T20:26:40Z")
+        XCTAssertEqual(events[0]["started"] as? String, "2023-03-08T20:26:40.000Z")
         XCTAssertEqual(events[0]["ended"] as? String, "2023-03-08T20:26:41.500Z")
         XCTAssertTrue(events[2]["ended"] is NSNull)
 

@@ -203,7 +203,7 @@ final class ContextTests: ExampleStoreTestCase {
         let ann = try XCTUnwrap((try CLI.json(["fetch", store, "Person", "--where", "name == 'Ann'", "--format", "json"]) as? [[String: Any]])?.first)
         XCTAssertEqual(ann["objectID"] as? String, uri("Person/p51"))
         XCTAssertEqual(ann["age"] as? Int, 31)
-        XCTAssertEqual(ann["birthday"] as? String, "2020-02-29T12:00:00Z")
+        XCTAssertEqual(ann["birthday"] as? String, "2020-02-29T12:00:00.000Z")
         XCTAssertEqual(ann["id"] as? String, "11111111-2222-3333-4444-555555555555")
         XCTAssertEqual(ann["isActive"] as? Bool, true, "the model's default")
         let p1 = try XCTUnwrap((try CLI.json(["fetch", store, "Person", "--where", "SELF == 'Person/p1'", "--format", "json"]) as? [[String: Any]])?.first)

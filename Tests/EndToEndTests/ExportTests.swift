@@ -42,9 +42,12 @@ final class ExportTests: ExampleStoreTestCase {
         XCTAssertTrue((ownerObject["cars"] as? [String] ?? []).contains(try XCTUnwrap(sports.first?["objectID"] as? String)))
         XCTAssertTrue((ownerObject["cars"] as? [String] ?? []).allSatisfy { $0.contains("/SportsCar/") || $0.contains("/Car/") })
 
-        // Named entities bring the entities they reach; --to writes the same document.
+        // A named entity is that entity; with --follow, the entities it reaches too. --to
+        // writes the same document.
         let tagsOnly = try export([store, "Tag"])
-        XCTAssertEqual(Set((tagsOnly["entities"] as? [[String: Any]])?.compactMap { $0["entity"] as? String } ?? []),
+        XCTAssertEqual(Set((tagsOnly["entities"] as? [[String: Any]])?.compactMap { $0["entity"] as? String } ?? []), ["Tag"])
+        let followed = try export([store, "Tag", "--follow"])
+        XCTAssertEqual(Set((followed["entities"] as? [[String: Any]])?.compactMap { $0["entity"] as? String } ?? []),
                        ["Tag", "Person", "Car", "SportsCar"])
         let file = folder.appendingPathComponent("out.json")
         let written = try CLI.run(["export", store, "--to", file.path])
@@ -71,4 +74,30 @@ final class ExportTests: ExampleStoreTestCase {
             }
         }
     }
+
+    /// `export` selects objects as `fetch` does: `--where` with `--arg`, `--keys`; and the
+    /// round trip the README shows, fetch → edit → import, changes the objects fetched and
+    /// adds none.
+    func testExportSelectsAsFetchDoesAndTheRoundTripUpdatesInPlace() throws {
+        let older = try export([store, "Person", "--where", "age > %@", "--arg", "40", "--keys", "name,age"])
+        let people = objects("Person", in: older)
+        XCTAssertEqual(String(people.count), try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZAGE > 40"))
+        XCTAssertEqual(Set(people.flatMap { $0.keys }), ["objectID", "name", "age"])
+        XCTAssertEqual(try CLI.run(["export", store, "Person", "Tag", "--where", "age > 40"]).status, 64)
+
+        let before = try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON")
+        let fetched = try CLI.run(["fetch", store, "Person", "--where", "age > 40", "--keys", "name", "--format", "json"])
+        var objects = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(fetched.stdout.utf8)) as? [[String: Any]])
+        objects[0]["name"] = "Renamed"
+        let file = folder.appendingPathComponent("edited.json")
+        try JSONSerialization.data(withJSONObject: objects).write(to: file)
+        let dry = try CLI.run(["import", store, file.path, "--entity", "Person", "--dry-run"])
+        XCTAssertTrue(dry.stdout.hasPrefix("would insert nothing; would update 1 Person; \(objects.count - 1) unchanged"), dry.stdout)
+        let run = try CLI.run(["import", store, file.path, "--entity", "Person"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON"), before, "no copies")
+        let key = try XCTUnwrap((objects[0]["objectID"] as? String)?.split(separator: "p").last)
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT ZNAME FROM ZPERSON WHERE Z_PK = \(key)"), "Renamed")
+    }
+
 }

@@ -10,6 +10,29 @@ final class FetchCommandTests: ExampleStoreTestCase {
         try CLI.run(arguments, stdin: stdin)
     }
 
+    /// A date written as text matches nothing, as in the app, and says why and what to write;
+    /// an ISO 8601 `--arg` is the date an app passes for `%@`, and so is the CAST the warning
+    /// gives. A number attribute against quoted text is answered by SQLite's affinity, warned.
+    func testADateWrittenAsTextIsWarnedOfAndAnISOArgumentIsADate() throws {
+        let text = try run(["count", store, "Person", "--where", #"birthday > "1990-01-01""#])
+        XCTAssertEqual(text.status, 0)
+        XCTAssertEqual(text.stdout, "0\n")
+        XCTAssertTrue(text.stderr.contains("Person.birthday is a date") && text.stderr.contains(#"CAST(-347155200.000, "NSDate")"#), text.stderr)
+        let expected = try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZBIRTHDAY > -347155200")
+        XCTAssertNotEqual(expected, "0", "the example store has people born after 1990")
+        for arguments in [["--where", "birthday > %@", "--arg", "1990-01-01"], ["--where", "birthday > %@", "--arg", "1990-01-01T00:00:00Z"],
+                          ["--where", #"birthday > CAST(-347155200, "NSDate")"#]] {
+            let dated = try run(["count", store, "Person"] + arguments)
+            XCTAssertEqual(dated.stdout, expected + "\n", "\(arguments)")
+            XCTAssertEqual(dated.stderr, "", "\(arguments)")
+        }
+        let number = try run(["count", store, "Person", "--where", #"age > "30""#])
+        XCTAssertEqual(number.stdout, try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZAGE > 30") + "\n")
+        XCTAssertTrue(number.stderr.contains("Person.age is a number"), number.stderr)
+        // help fetch tells the date forms.
+        XCTAssertTrue(try run(["help", "fetch"]).stdout.contains("2025-08-01T09:30:00Z"))
+    }
+
     /// Values with quotes, `%`, `*`, SQL and NUL bytes match themselves and nothing else.
     /// Paging by key walks the whole entity in the sort key's order, then the primary key's,
     /// with no object twice and none left out: ties (ages) and NULLs (homepages), up and down.
@@ -152,7 +175,7 @@ final class FetchCommandTests: ExampleStoreTestCase {
         XCTAssertEqual(car["owner"] as? String, "x-coredata://5E1F4C6B-2D8A-4B7E-9C3D-0A1B2C3D4E5F/Person/p2")
         XCTAssertEqual(Set(car.keys), ["objectID", "name", "plate", "year", "owner"])
         let people = try JSONSerialization.jsonObject(with: Data(try run(["fetch", store, "Person", "--where", "name == 'dave3'", "--format", "json"]).stdout.utf8)) as! [[String: Any]]
-        XCTAssertEqual(people.first?["birthday"] as? String, "1978-04-08T09:38:37Z")
+        XCTAssertEqual(people.first?["birthday"] as? String, "1978-04-08T09:38:37.000Z")
         XCTAssertEqual(people.first?["photo"] as? String, "iVBORw==")
         XCTAssertEqual(people.first?["isActive"] as? Bool, true)
     }

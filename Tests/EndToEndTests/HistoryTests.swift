@@ -24,6 +24,24 @@ final class HistoryTests: XCTestCase {
         try history(store, ["--changes"] + arguments).flatMap { try XCTUnwrap($0["changes"] as? [[String: Any]]) }
     }
 
+    /// Flat listings of changes (CSV, table) carry each change's transaction time and author,
+    /// so a CSV merges into a timeline without a join on the token.
+    func testEachChangeInCSVHasItsTransactionsTimeAndAuthor() throws {
+        let store = try copy("alemar11_CoreDataPlus/SampleModel2__Fixtures__SampleModel2_V1.sqlite")
+        let csv = try CLI.run(["history", store, "--changes", "--format", "csv", "--limit", "50"])
+        XCTAssertEqual(csv.status, 0, csv.stderr)
+        let lines = csv.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "token,timestamp,author,type,entity,objectID,updated,tombstone")
+        let transactions = try history(store, [])
+        let times = Dictionary(transactions.map { ("\($0["token"] ?? "")", $0["timestamp"] as? String ?? "") }, uniquingKeysWith: { a, _ in a })
+        XCTAssertEqual(lines.count, 51)
+        for line in lines.dropFirst() {
+            let fields = line.split(separator: ",", maxSplits: 2).map(String.init)
+            XCTAssertEqual(fields[1], times[fields[0]], line)
+            XCTAssertFalse(fields[1].isEmpty, line)
+        }
+    }
+
     func testEveryTransactionAndChangeOfEveryFixtureIsListedAndResolves() throws {
         for fixture in Self.historyStores {
             let store = try copy(fixture)

@@ -51,6 +51,8 @@ final class MCPPagingTests: XCTestCase {
         XCTAssertEqual(limited.map { ($0["objects"] as? [Any])?.count ?? -1 }, [1000, 500])
         XCTAssertEqual(limited.last?["truncated"] as? Bool, true)
         XCTAssertNil(limited.last?["nextCursor"])
+        XCTAssertEqual(limited.last?["limitReached"] as? Bool, true, "the limit, not the page, ended it: said so")
+        XCTAssertNil(limited.first?["limitReached"], "a page with a cursor needs no such word")
 
         // Pages end at 4 MiB on the wire: 2500 rows of 20 KB of text, each carried twice (text
         // and structured content), take more than twenty, and each but the last fills most of it.

@@ -69,7 +69,7 @@ final class SessionLanguageTests: XCTestCase {
 
     func testOutputValueRendering() {
         XCTAssertEqual(OutputValue.string("a\"b\\c\n\u{1}").jsonText, #""a\"b\\c\n\u0001""#)
-        XCTAssertEqual(OutputValue.date(0).text, "2001-01-01T00:00:00Z")
+        XCTAssertEqual(OutputValue.date(0).text, "2001-01-01T00:00:00.000Z")
         XCTAssertEqual(OutputValue.date(700_000_000.5).jsonText, "\"2023-03-08T20:26:40.500Z\"")
         XCTAssertEqual(OutputValue.data([0, 1, 2, 255]).text, "AAEC/w==")
         XCTAssertEqual(OutputValue.real(2).jsonText, "2.0")
@@ -84,8 +84,8 @@ final class SessionLanguageTests: XCTestCase {
     }
 
     /// Dates are formatted by hand, straight into the sink's buffer: every one must read as
-    /// Foundation's ISO 8601 formatter writes the same instant (milliseconds only when the
-    /// value has a fraction), across the years a store holds (from 1589: Foundation counts earlier dates in the Julian calendar) and at the sink's buffer edge.
+    /// Foundation's ISO 8601 formatter writes the same instant with fractional seconds (one
+    /// width: `.000` for a whole second, so that dates sort as text), across the years a store holds (from 1589: Foundation counts earlier dates in the Julian calendar) and at the sink's buffer edge.
     func testDatesReadAsFoundationWritesThem() {
         let whole = ISO8601DateFormatter()
         whole.timeZone = TimeZone(identifier: "UTC")
@@ -101,7 +101,8 @@ final class SessionLanguageTests: XCTestCase {
         var expected = ""
         for value in values {
             let date = Date(timeIntervalSinceReferenceDate: value)
-            let text = value.rounded() == value ? whole.string(from: date) : fractional.string(from: date)
+            let text = fractional.string(from: date)
+            if value.rounded() == value { XCTAssertEqual(text, whole.string(from: date).dropLast() + ".000Z") }
             XCTAssertEqual(OutputValue.isoDate(value), text, "\(value)")
             XCTAssertTrue(sink.isoDate(value))
             sink.byte(10)

@@ -8,7 +8,7 @@ public struct PredicateOptions: ParsableArguments {
     public var `where`: String?
 
     @Option(name: .long, parsing: .singleValue,
-            help: ArgumentHelp("Fills the next %@, %K, %d or %f, in order: a literal such as '\"John\"', 30, {1,2} or CAST(0, \"NSDate\"), or a key path for %K. For a Swift predicate: NAME=VALUE gives a captured name its value, a Swift literal.", valueName: "value"))
+            help: ArgumentHelp("Fills the next %@, %K, %d or %f, in order: a literal such as '\"John\"', 30, {1,2}, a date written ISO 8601 without quotes (2025-08-01, 2025-08-01T09:30:00Z: the NSDate an app passes) or CAST(-347155200, \"NSDate\") (seconds since 2001-01-01), or a key path for %K. For a Swift predicate: NAME=VALUE gives a captured name its value, a Swift literal.", valueName: "value"))
     public var arg: [String] = []
 
     @Option(name: .long, parsing: .singleValue,

@@ -106,11 +106,11 @@ public enum OutputValue: Sendable, Equatable {
         twoDigits(time / 60 % 60, p + 14); p[16] = 58
         twoDigits(time % 60, p + 17)
         p += 19
-        if hasFraction {
-            let ms = UInt32(truncatingIfNeeded: millis)
-            p[0] = 46; p[1] = UInt8(truncatingIfNeeded: 48 + ms / 100); twoDigits(ms % 100, p + 2)
-            p += 4
-        }
+        // Always three digits of milliseconds, `.000` included: one width, so that dates sort
+        // as text in a spreadsheet or a merged timeline.
+        let ms = UInt32(truncatingIfNeeded: millis)
+        p[0] = 46; p[1] = UInt8(truncatingIfNeeded: 48 + ms / 100); twoDigits(ms % 100, p + 2)
+        p += 4
         p[0] = 90
         return p + 1 - out
     }

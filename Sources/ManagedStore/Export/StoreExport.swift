@@ -24,7 +24,9 @@ public struct StoreExport {
         entities = store.mapping.entities.filter { keys[$0.name]?.isEmpty == false && !$0.isAbstract && $0.entityID != nil }
     }
 
-    public init(_ store: PersistentStore, entities names: [String] = []) throws {
+    /// `follows`: the entities the named ones' relationships reach come along (with their
+    /// sub-entities); without it, only the named ones and their sub-entities.
+    public init(_ store: PersistentStore, entities names: [String] = [], follows: Bool = true) throws {
         self.store = store
         keys = nil
         let all = store.mapping.entities
@@ -39,7 +41,7 @@ public struct StoreExport {
         }
         while let name = pending.popLast() {
             guard wanted.insert(name).inserted, let entity = store.mapping.entity(named: name) else { continue }
-            pending += entity.relationships.map(\.relationship.destinationEntityName)
+            if follows { pending += entity.relationships.map(\.relationship.destinationEntityName) }
             pending += all.filter { $0.superentityName == name }.map(\.name)
         }
         entities = all.filter { wanted.contains($0.name) && !$0.isAbstract && $0.entityID != nil }

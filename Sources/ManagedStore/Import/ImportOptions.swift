@@ -25,6 +25,11 @@ public struct ImportOptions: Sendable {
     /// names, or where no row holds that key (an object deleted since, as `recover` exports
     /// it) is inserted under it again; other objects are inserted.
     public var upsertsByObjectID: Bool { upsertKeys == [ImportOptions.objectIDKey] }
+    /// Whether an object whose object ID names this store updates the object it names (or is
+    /// put back under its key): with `--upsert objectID`, and by default, so that `fetch` →
+    /// edit → `import` changes the objects it fetched instead of adding copies of them. Objects
+    /// of another store (another `Z_UUID`) are inserted under new keys, and the result says so.
+    public var matchesOwnObjectIDs: Bool { upsertKeys.isEmpty || upsertsByObjectID }
     public static let objectIDKey = "objectID"
     /// To-one relationships whose values are a key attribute of the destination, by
     /// relationship name.
@@ -83,6 +88,9 @@ public struct ImportResult: Sendable {
     /// With skip-invalid: how many rejected objects had an object ID of the file, which kept
     /// the rest from being written.
     public var namedObjectsRejected = 0
+    /// Objects whose object IDs name another store (another `Z_UUID`), inserted under new
+    /// keys: copies, which an import says, never silently.
+    public var fromOtherStore = 0
 
     public static let rejectionsKept = 1000
 

@@ -138,7 +138,7 @@ struct ImportWriter {
         let uuid = object.sourceID.map { $0.storeUUID ?? fileStoreUUID ?? "" } ?? ""
         var values = try incomingValues(object, plan: plan, uuid: fileStoreUUID ?? "")
         var keyText: String?
-        if options.upsertsByObjectID {
+        if options.matchesOwnObjectIDs {
             keyText = object.sourceIDText
             if let id = object.sourceID, let key = named.matched["\(uuid)/\(entity.name)/\(id.primaryKey)"],
                let row = try Row.fetchOne(db, sql: "SELECT Z_ENT, Z_OPT FROM \(SQL.identifier(entity.table)) WHERE Z_PK = ?", arguments: [key]) {

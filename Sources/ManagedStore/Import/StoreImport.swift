@@ -109,7 +109,11 @@ public struct StoreImport {
                     let mark = external.mark
                     do {
                         switch try writer.write(object, fileStoreUUID: objects.fileStoreUUID) {
-                        case .inserted: ImportResult.bump(object.entity.name, in: &result.inserted)
+                        case .inserted:
+                            ImportResult.bump(object.entity.name, in: &result.inserted)
+                            if let id = object.sourceID, (id.storeUUID ?? objects.fileStoreUUID).map({ $0 != store.uuid }) ?? false {
+                                result.fromOtherStore += 1
+                            }
                         case .updated: ImportResult.bump(object.entity.name, in: &result.updated)
                         case .unchanged: result.unchanged += 1
                         }
@@ -167,7 +171,7 @@ struct FileObjectIDs {
         var objects = try importer.objects()
         defer { objects.close() }
         var count = 0
-        let byObjectID = importer.options.upsertsByObjectID
+        let byObjectID = importer.options.matchesOwnObjectIDs
         let matcher = importer.options.upsertKeys.isEmpty || byObjectID ? nil : UpsertMatcher(store: importer.store, keys: importer.options.upsertKeys)
         var issued: [String: Int64] = [:]
         while let object = try objects.next() {

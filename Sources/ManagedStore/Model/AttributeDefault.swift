@@ -37,6 +37,22 @@ public enum AttributeDefault {
         }
     }
 
+    /// The default written back as a model file spells it, one spelling per value (`NO` and `0`
+    /// of a Boolean are both `NO`; `NO` of an integer is `0`): a cache holds the value, not
+    /// the text, so a model read from the file and the same model read from the cache write
+    /// the same file. Text this reader does not turn into a value is kept as it is.
+    public static func text(of a: AttributeDescription) -> String? {
+        guard let text = a.defaultValue else { return nil }
+        switch (a.type, value(of: a)) {
+        case (.decimal, _): return text
+        case (_, .integer(let i)?): return String(i)
+        case (_, .double(let d)?), (_, .date(let d)?): return String(d)
+        case (_, .bool(let b)?): return b ? "YES" : "NO"
+        case (_, .uuid(let u)?): return u.uuidString
+        default: return text
+        }
+    }
+
     /// `NSString.integerValue`: leading white space, an optional sign, then decimal digits
     /// up to the first other character; no digits is 0. Saturates, as Foundation's scanner does.
     static func integerValue(_ text: String) -> Int64 {

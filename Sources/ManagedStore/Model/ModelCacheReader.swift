@@ -149,6 +149,7 @@ public enum ModelCacheReader {
                 defaultValue: defaultValue(archive.value(ref, "NSDefaultValue")),
                 preservesValueInHistoryOnDeletion: flags & preservedFlag != 0,
                 renamingIdentifier: renaming(archive.string(ref, "NSRenamingIdentifier"), name))
+            attribute.defaultValue = AttributeDefault.text(of: attribute)
             attribute.isReadOnly = flag("NSIsReadOnly")
             attribute.versionHashModifier = archive.string(ref, "NSVersionHashModifier")
             attribute.validationRules = ArchivedPredicate.rules(of: ref, in: archive)

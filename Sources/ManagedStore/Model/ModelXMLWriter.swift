@@ -104,7 +104,7 @@ public enum ModelXMLWriter {
             ("derived", a.isDerived ? "YES" : nil), ("derivation", a.isDerived ? a.derivation.map(DerivationText.modelEditorText) : nil),
             ("attributeType", a.type.modelName), ("minValueString", rules.minimum), ("maxValueString", rules.maximum),
             ("regularExpressionString", rules.pattern),
-            (a.type == .date ? "defaultDateTimeInterval" : "defaultValueString", a.defaultValue),
+            (a.type == .date ? "defaultDateTimeInterval" : "defaultValueString", AttributeDefault.text(of: a)),
             ("allowsExternalBinaryDataStorage", a.allowsExternalBinaryDataStorage ? "YES" : nil),
             ("valueTransformerName", a.valueTransformerName), ("customClassName", customClass),
             ("preserveAfterDeletion", a.preservesValueInHistoryOnDeletion ? "YES" : nil), ("elementID", a.renamingIdentifier),

@@ -142,6 +142,8 @@ public enum XcdatamodelReader {
                     preservesValueInHistoryOnDeletion: yes("preserveAfterDeletion"),
                     renamingIdentifier: a["elementID"])
                 if attribute.type == .composite { attribute.compositeName = a["composite"] }
+                // One spelling per default value, as the cache holds values (`NO` of an integer is 0).
+                attribute.defaultValue = AttributeDefault.text(of: attribute)
                 attribute.validationRules = ValidationRule.fromModelEditor(type: attribute.type, minimum: a["minValueString"],
                                                                            maximum: a["maxValueString"], pattern: a["regularExpressionString"])
                 attribute.versionHashModifier = a["versionHashModifier"]

@@ -547,7 +547,14 @@ private struct Parser {
         let text = argument.shown
         let value: PredicateValue
         switch argument {
-        case .written(let written): value = try literal(written, what: "argument \(argumentIndex) for %\(spec)", at: position)
+        case .written(let written):
+            // An ISO 8601 date, unquoted (`2025-08-01`, `2025-08-01T09:30:00Z`): the NSDate an
+            // app passes for a %@, stored as seconds since 2001-01-01.
+            if spec == "@", let seconds = Self.isoDate(written) {
+                value = .date(seconds)
+            } else {
+                value = try literal(written, what: "argument \(argumentIndex) for %\(spec)", at: position)
+            }
         case .value(let typed): value = typed
         }
         switch spec {
@@ -562,6 +569,15 @@ private struct Parser {
             default: throw error("argument \(argumentIndex) for %\(spec) must be an integer, not \(text)", at: position)
             }
         }
+    }
+
+    /// Seconds since 2001-01-01 of an ISO 8601 date or date-time written without quotes; nil
+    /// for anything else (a number, `2025 - 8` as arithmetic is not a date).
+    static func isoDate(_ text: String) -> Double? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+              bytes[0..<4].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), bytes.count == 10 || bytes[10] == UInt8(ascii: "T") else { return nil }
+        return ValueParsing.parseDate(text)
     }
 
     func literal(_ text: String, what: String, at position: Int) throws -> PredicateValue {

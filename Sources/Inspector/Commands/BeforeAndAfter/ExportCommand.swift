@@ -14,9 +14,11 @@ public struct ExportCommand: SessionCommand {
             them (the object ID first, composites nested), with every relationship: a to-one as an object ID, a \
             to-many as an array of them (an ordered one in its order). Binary data and externally stored data \
             are inline (base64), a transformable as its archived bytes (base64, as fetch --raw), so that an \
-            import gives the same values back. With ENTITY…, those entities and every entity their \
-            relationships reach, with their sub-entities. Written as it is read, entity by entity; with --to, \
-            into a hidden file beside FILE moved into place when whole.
+            import gives the same values back. With ENTITY…, those entities with their sub-entities; with \
+            --follow, every entity their relationships reach too. With --where (and --arg, --var) and one ENTITY, \
+            the objects a fetch with that predicate returns, as fetch selects them; --keys keeps only the named \
+            attributes and relationships of each (an import then updates just those). Written as it is read, \
+            entity by entity; with --to, into a hidden file beside FILE moved into place when whole.
             """)
 
     @Argument(help: "Only these entities, and the entities their relationships reach.", completion: EntityCompletion.kind)
@@ -26,14 +28,53 @@ public struct ExportCommand: SessionCommand {
             completion: .file())
     public var file: String?
 
+    @Flag(name: .long, help: "With ENTITY…, also every entity their relationships reach.")
+    public var follow = false
+
+    @Option(name: .long, help: ArgumentHelp("Only these attributes and relationships of each object (the object ID is always there).",
+                                            valueName: "key,key"))
+    public var keys: String?
+
+    @OptionGroup public var predicate: PredicateOptions
+
     public init() {}
 
     public func run(in session: Session) throws {
         let store = session.store
-        let export = try StoreExport(store, entities: entities)
-        guard let file else { return try Self.write(export, to: session.output) }
-        try ExportDocument.write(to: file) { sink in try Self.write(export, to: sink) }
+        let export = try selection(in: session)
+        let only = try keys.map { try Self.keyList($0, entities: export.entities) }
+        guard let file else { return try Self.write(export, keys: only, to: session.output) }
+        try ExportDocument.write(to: file) { sink in try Self.write(export, keys: only, to: sink) }
         session.note("exported \(export.entities.count) entities of \(store.path) to \(file)")
+    }
+
+    /// What is exported: the objects a fetch with `--where` returns (their keys, by entity),
+    /// or whole entities.
+    func selection(in session: Session) throws -> StoreExport {
+        let store = session.store
+        guard predicate.where != nil else {
+            if !predicate.arg.isEmpty { throw CommandError.usage("--arg fills a predicate's %@; give the predicate with --where") }
+            return try StoreExport(store, entities: entities, follows: follow)
+        }
+        guard entities.count == 1, let entity = entities.first else {
+            throw CommandError.usage("--where selects the objects of one entity: name it, as in 'export STORE Person --where \"age > 30\"'")
+        }
+        if follow { throw CommandError.usage("--follow exports whole entities; with --where, name the related entities' objects by their own --where") }
+        let request = FetchRequest(entityName: entity, predicate: try predicate.predicate(entity: entity, model: store.model, store: store, warn: session.warn),
+                                   predicateText: predicate.text, resultType: .ids)
+        var keys: [String: [Int64]] = [:]
+        let context = try session.contexts.context(nil)
+        try context.fetch(request) { object in keys[object.entityName, default: []].append(object.primaryKey) }
+        return StoreExport(store, keys: keys)
+    }
+
+    /// `--keys`: names each exported entity has; one that none has is refused.
+    static func keyList(_ text: String, entities: [EntityMapping]) throws -> Set<String> {
+        let names = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        for name in names where !entities.contains(where: { $0.attribute(name) != nil || $0.relationship(name) != nil }) {
+            throw CommandError.usage("--keys: no exported entity has \(name)")
+        }
+        return names
     }
 
     /// A value as fetch --format json prints it, except a date whose ISO 8601 text (to the
@@ -50,9 +91,12 @@ public struct ExportCommand: SessionCommand {
     }
 
     /// The document, written as the objects are read.
-    static func write(_ export: StoreExport, to sink: OutputSink) throws {
+    static func write(_ export: StoreExport, keys: Set<String>? = nil, to sink: OutputSink) throws {
         let document = ExportDocument(export.store, sink: sink)
-        try export.run(entity: { document.entity($0) }, object: { document.object($0) })
+        try export.run(entity: { document.entity($0) }, object: { object in
+            guard let keys else { return document.object(object) }
+            document.object(object.objectID, values: object.values.filter { keys.contains($0.key) })
+        })
         document.finish()
     }
 }

@@ -14,7 +14,11 @@ public struct ImportCommand: SessionCommand {
             --entity; an empty field is nil, "" the empty string). A relationship holds object IDs: of an object \
             of the same file (written under a new key: the store's key counter plus the file's key, so a file \
             imported into an empty store keeps its keys) or of one already in the store; with --link REL=KEY it \
-            holds the destination's KEY value instead. Each object is checked as a save checks it (the \
+            holds the destination's KEY value instead. An object whose objectID names this store (its Z_UUID) \
+            updates the object it names, so fetch --format json, an edit, and import change the objects fetched; \
+            where no row holds its key any more (a deleted object, as recover exports it) it is put back under it. \
+            Objects whose IDs name another store are inserted under new keys, and the report counts them as \
+            copies. --upsert KEY matches by attribute values instead. Each object is checked as a save checks it (the \
             attribute's type and range, required attributes and relationships, to-many counts, uniqueness \
             constraints), and written with Core Data's bookkeeping: Z_PK from Z_PRIMARYKEY, Z_OPT, both sides of \
             each relationship (join rows, inverse keys, and the version and history of store objects whose \
@@ -134,6 +138,7 @@ struct ImportReport {
                 ("updated", .object(result.updated.map { ($0.entity, .integer(Int64($0.count))) })),
                 ("unchanged", .integer(Int64(result.unchanged))),
                 ("storeObjectsTouched", .integer(Int64(result.touched))),
+                ("fromOtherStore", .integer(Int64(result.fromOtherStore))),
                 ("rejectedCount", .integer(Int64(result.rejectedCount))),
                 ("rejected", .array(result.rejections.map { r in
                     .object([("at", .string(r.position)), ("key", r.key.map(OutputValue.string) ?? .null), ("reason", .string(r.reason))])
@@ -156,6 +161,9 @@ struct ImportReport {
             if !updated.isEmpty { summary += "; \(dryRun || !result.written ? "would update" : "updated") " + updated.joined(separator: ", ") }
             if result.unchanged > 0 { summary += "; \(result.unchanged) unchanged" }
             if result.touched > 0 { summary += "; \(result.touched) store object(s) gain or lose related objects" }
+            if result.fromOtherStore > 0 {
+                summary += "; \(result.fromOtherStore) of the inserted are copies of another store's objects (their IDs name another Z_UUID)"
+            }
             parts.append(.line(summary))
             if result.rejectedCount > 0 {
                 parts.append(.line("rejected \(result.rejectedCount):"))

@@ -143,15 +143,17 @@ public struct HistoryCommand: SessionCommand {
                 writer.finish()
             } else {
                 // One record shape: each change with its transaction nested in it; JSON nests
-                // the changes in their transactions instead, the other formats list them flat.
-                let rows = results.groupedRows(["token", "type", "entity", "objectID", "updated", "tombstone"])
+                // the changes in their transactions instead, the other formats list them flat,
+                // each with its transaction's time and author, so a CSV merges into a timeline.
+                let rows = results.groupedRows(["token", "timestamp", "author", "type", "entity", "objectID", "updated", "tombstone"])
                 let nested = NestedChangeWriter(store: session.store)
                 try history.changes(query, db) { transaction, change in
                     let more = rows.add(record: {
                         .object([("transaction", .object(Array(zip(HistoryRows.transactionColumns, HistoryRows.values(transaction))))),
                                  ("change", .object(HistoryRows.change(change, store: session.store)))])
                     }, json: { nested.write(transaction, change, to: $0) }, row: {
-                        [.integer(change.token)] + HistoryRows.change(change, store: session.store).map(\.1)
+                        [.integer(change.token), transaction.timestamp.map(OutputValue.date) ?? .null, HistoryRows.text(transaction.author)]
+                            + HistoryRows.change(change, store: session.store).map(\.1)
                     })
                     guard more else { throw HistoryListing.enough }
                 }

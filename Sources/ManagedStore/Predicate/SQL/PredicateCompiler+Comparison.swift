@@ -3,6 +3,26 @@ import GRDB
 
 /// Comparing two operands in SQL: the options, folding, object IDs against keys.
 extension PredicateCompiler {
+    /// Why comparing an attribute with a constant of another type answers what it does: the
+    /// comparison is made as Core Data's SQL makes it (a date column against text matches
+    /// nothing; a number column against text is compared as SQLite's affinity says), and the
+    /// warning says what to write instead. nil where the types agree.
+    func mismatch(_ attribute: SQLOperand, _ value: SQLOperand) -> String? {
+        guard let name = attribute.attribute, case .string(let text)? = value.constant else { return nil }
+        switch attribute.type {
+        case .date:
+            let seconds = ValueParsing.parseDate(text)
+            let cast = seconds.map { "CAST(" + String(format: "%.3f", $0) + ", \"NSDate\")" } ?? "CAST(SECONDS, \"NSDate\") with seconds since 2001-01-01"
+            return "\(name) is a date, stored as seconds since 2001-01-01: compared with the text \"\(text)\" it matches nothing, "
+                + "as in the app. Pass the date as --arg \(seconds == nil ? "2025-08-01T00:00:00Z" : text) for a %@, or write " + cast
+        case .number:
+            return "\(name) is a number: compared with the text \"\(text)\", the store's SQL compares it as a number where the text "
+                + "reads as one (the app's fetch does the same; in memory, Core Data would match nothing). Write it without quotes"
+        default:
+            return nil
+        }
+    }
+
     func compare(_ l: SQLOperand, _ op: ComparisonOperator, _ r: SQLOperand, _ options: ComparisonOptions, at position: Int) throws -> SQLFragment {
         var left = l, right = r
         if let json = left.json ?? right.json, ![.equal, .notEqual].contains(op) {
@@ -23,12 +43,14 @@ extension PredicateCompiler {
             if left.type == .array || right.type == .array {
                 throw error("a collection cannot be compared with \(op.rawValue); use IN", at: position)
             }
+            if let why = mismatch(left, right) ?? mismatch(right, left) { warn(why) }
             let sqlOp = [ComparisonOperator.equal: "=", .notEqual: "<>", .less: "<", .lessOrEqual: "<=", .greater: ">", .greaterOrEqual: ">="][op]!
             return folded(left, folding) + " \(sqlOp) " + folded(right, folding)
         case .between:
             guard case .array(let bounds)? = right.constant, bounds.count == 2 else {
                 throw error("BETWEEN needs two bounds, as in {low, high}", at: position)
             }
+            for bound in bounds { if let why = mismatch(left, constant(bound)) { warn(why) } }
             return left.fragment + " BETWEEN " + constant(bounds[0]).fragment + " AND " + constant(bounds[1]).fragment
         case .in:
             if case .array(let items)? = right.constant {

@@ -93,7 +93,8 @@ extension PredicateCompiler {
                     throw error("\(leaf.attribute.name) is not stored in the store (transient or unmapped); a fetch cannot test it", at: e.position)
                 }
                 return SQLOperand(fragment: SQLFragment(scope.column(column)), type: Self.type(of: leaf.attribute),
-                                  json: leaf.attribute.holdsJSON ? leaf.attribute.name : nil)
+                                  json: leaf.attribute.holdsJSON ? leaf.attribute.name : nil,
+                                  attribute: "\(scope.entity.name).\(keys[i...end].joined(separator: "."))")
             }
             if scope.entity.isComposite(key) { throw compositeError(key, keys, from: i, scope.entity, at: e.position) }
             let (attribute, relationship) = property(key, of: scope.entity)
@@ -105,7 +106,8 @@ extension PredicateCompiler {
                     throw error("\(key) is not stored in the store (transient or unmapped); a fetch cannot test it", at: e.position)
                 }
                 return SQLOperand(fragment: SQLFragment(scope.column(column)), type: Self.type(of: attribute.attribute),
-                                  json: attribute.attribute.holdsJSON ? attribute.attribute.name : nil)
+                                  json: attribute.attribute.holdsJSON ? attribute.attribute.name : nil,
+                                  attribute: "\(scope.entity.name).\(key)")
             }
             guard let relationship else { throw notFound(key, scope.entity, at: e.position) }
             if !relationship.relationship.isToMany {

@@ -17,6 +17,9 @@ extension PredicateCompiler {
         /// The key path of an attribute that holds SwiftData's JSON: its column is bytes of
         /// JSON text, which SQL compares whole and never inside.
         var json: String? = nil
+        /// The entity and attribute an attribute's key path ends at (`Person.birthday`), for a
+        /// warning that names it.
+        var attribute: String? = nil
     }
 
     func constant(_ value: PredicateValue) -> SQLOperand {
