@@ -30,6 +30,7 @@ enum MCPTools {
         var description: String { declaration.description + (declaration.answersWithStoreContent ? storeContent : "") }
         var arguments: [ToolArgument] {
             declaration.arguments + (MCPTools.readsGenerations.contains(name) ? [MCPTools.generationArgument] : [])
+                + (declaration.arguments.contains { $0.name == ToolArgument.predicate.name } ? ToolArgument.commandLineNames : [])
         }
         var required: [String] { declaration.arguments.filter(\.required).map(\.name) }
         var rowsKey: String? { declaration.rowsKey }
@@ -124,6 +125,9 @@ enum MCPTools {
                 }
                 throw MCPError.invalidParams("\(name): '\(key)' takes \(type)")
             }
+        }
+        for (name, alias) in [("predicate", "where"), ("arguments", "arg")] where arguments[name] != nil && arguments[alias] != nil {
+            throw MCPError.invalidParams("\(definition.name): give '\(name)' or '\(alias)' (the same thing), not both")
         }
         if let limit = arguments["limit"]?.intValue, limit < 0 {
             throw MCPError.invalidParams("\(name): 'limit' takes a whole number, 0 for no limit")

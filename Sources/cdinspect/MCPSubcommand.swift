@@ -13,7 +13,8 @@ struct MCPSubcommand: ParsableCommand {
         commandName: "mcp",
         abstract: "Serve STORE to a coding assistant over the Model Context Protocol (stdio), read-only.",
         discussion: """
-            Tools: info, entities, schema, fetch (predicate with arguments for %@, sort, limit, keys), count, \
+            Tools: info, entities, schema, fetch (predicate with arguments for %@, also named where and arg as on \
+            the command line; sort, limit, keys), count, \
             explain, history, cloudkit, sql (read-only, one statement, ? arguments), doctor (what is broken; with \
             model, the rows a new model version rejects), model (xml, hashes, diff, classes), migrate (the dry \
             run), snapshots, diff (against a snapshot or another store), generations (every save the store's files \

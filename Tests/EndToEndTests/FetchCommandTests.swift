@@ -10,6 +10,24 @@ final class FetchCommandTests: ExampleStoreTestCase {
         try CLI.run(arguments, stdin: stdin)
     }
 
+    /// A table shows object IDs short (`Person/p1`), the store being the one it is about; JSON
+    /// and CSV keep the URI. `--keys all` shows every key, to-many relationships included.
+    func testTablesShowShortObjectIDsAndKeysAllShowsEveryKey() throws {
+        let table = try run(["fetch", store, "Person", "--keys", "name,cars", "--limit", "2", "--sort", "name", "--format", "table"])
+        XCTAssertEqual(table.status, 0, table.stderr)
+        XCTAssertFalse(table.stdout.contains("x-coredata://"), table.stdout)
+        XCTAssertTrue(table.stdout.contains("Person/p"), table.stdout)
+        let csv = try run(["fetch", store, "Person", "--keys", "name", "--limit", "1", "--format", "csv"])
+        XCTAssertTrue(csv.stdout.contains("x-coredata://\(Fixtures.exampleUUID)/Person/p"), csv.stdout)
+        let all = try XCTUnwrap(CLI.json(["fetch", store, "Person", "--keys", "all", "--limit", "1", "--format", "json"]) as? [[String: Any]])
+        let schema = try XCTUnwrap(CLI.json(["schema", store, "Person", "--format", "json"]) as? [String: Any])
+        let properties = (schema["attributes"] as? [[String: Any]] ?? []) + (schema["relationships"] as? [[String: Any]] ?? [])
+        let names = Set(properties.filter { $0["transient"] as? Bool != true }.compactMap { $0["name"] as? String })
+        XCTAssertFalse(names.isEmpty)
+        XCTAssertEqual(Set(all.first?.keys.map { $0 } ?? []), names.union(["objectID"]))
+        XCTAssertNotNil(all.first?["tags"] as? [Any], "a to-many, as its object IDs")
+    }
+
     /// A date written as text matches nothing, as in the app, and says why and what to write;
     /// an ISO 8601 `--arg` is the date an app passes for `%@`, and so is the CAST the warning
     /// gives. A number attribute against quoted text is answered by SQLite's affinity, warned.

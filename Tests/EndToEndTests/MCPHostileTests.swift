@@ -43,7 +43,7 @@ final class MCPHostileTests: XCTestCase {
         let clients: [(id: Int, message: Data, code: Int)] = [
             (1, Data(#"{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count", "arguments": "notanobject"}}"#.utf8) + Data([10]), -32602),
             (2, try Self.call(2, "drop", [:]), -32602),
-            (3, try Self.call(3, "count", ["entity": "Person", "where": "age > 30"]), -32602),
+            (3, try Self.call(3, "count", ["entity": "Person", "where": "age > 30", "predicate": "age > 30"]), -32602),
             (4, try Self.call(4, "fetch", ["entity": "Person", "limit": "2"]), -32602),
             (5, try Self.call(5, "fetch", ["cursor": "bm90IGEgY3Vyc29y"]), -32602),
             (6, try Self.call(6, "count", ["entity": "Person", "predicate": "age > %@"]), 0),

@@ -167,7 +167,7 @@ final class MCPServerTests: XCTestCase {
         }
         // Arguments as the schema declares them, or an invalid-params error naming the one
         // that is not: an unknown argument is never ignored, a wrong type never converted.
-        for (tool, arguments, message) in [("count", ["entity": "Person", "where": "age > 30"], "count has no argument 'where'"),
+        for (tool, arguments, message) in [("count", ["entity": "Person", "where": "age > 30", "predicate": "age > 30"], "give 'predicate' or 'where'"),
                                            ("count", ["entity": "Person", "wehre": "age > 30"], "count has no argument 'wehre'"),
                                            ("count", ["entity": 123], "count: 'entity' takes a string"),
                                            ("fetch", ["entity": "Person", "limit": "2"], "fetch: 'limit' takes an integer"),
@@ -177,6 +177,12 @@ final class MCPServerTests: XCTestCase {
             XCTAssertEqual(error["code"] as? Int, -32602, "\(arguments)")
             XCTAssertTrue((error["message"] as? String)?.contains(message) == true, "\(error)")
         }
+        // The command line's names, --where and --arg, are the tools' too: the same answer.
+        let byName = try server.call("count", ["entity": "Person", "where": "age > %@", "arg": [30]])
+        let byTool = try server.call("count", ["entity": "Person", "predicate": "age > %@", "arguments": [30]])
+        XCTAssertFalse(byName.isError, byName.text)
+        XCTAssertEqual(byName.text, byTool.text)
+        XCTAssertEqual(byName.text, "{\"count\": \(try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZAGE > 30"))}")
         let schemas = try XCTUnwrap((try server.send("tools/list")["result"] as? [String: Any])?["tools"] as? [[String: Any]])
         for tool in schemas {
             XCTAssertEqual((tool["inputSchema"] as? [String: Any])?["additionalProperties"] as? Bool, false, "\(tool["name"] ?? "")")

@@ -90,7 +90,7 @@ public struct FetchShapeOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Page by key: only the objects after OBJECT (Entity/pN) in the order of the sort key (at most one), then the primary key; 'start' for the first such page. However far into the table, a page reads only its own rows, where --offset reads every row before it.", valueName: "object"))
     public var after: String?
 
-    @Option(name: .long, help: ArgumentHelp("Properties to return, comma-separated: attributes, to-one relationships, to-one key paths such as owner.name, and to-many relationships as cars.@count (the number) or cars (the object IDs; not with --as dicts).", valueName: "key,…"))
+    @Option(name: .long, help: ArgumentHelp("Properties to return, comma-separated: attributes, to-one relationships, to-one key paths such as owner.name, and to-many relationships as cars.@count (the number) or cars (the object IDs; not with --as dicts); 'all' for every attribute and relationship, to-manys included.", valueName: "key,…"))
     public var keys: String?
 
     /// The keys as a list (the MCP server's JSON array), in place of `--keys`.
@@ -124,10 +124,18 @@ public struct FetchShapeOptions: ParsableArguments {
             }
             type = parsed
         }
-        let keyList = try keyList.value ?? keys.map { text -> [String] in
+        var keyList = try keyList.value ?? keys.map { text -> [String] in
             let list = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard !list.isEmpty else { throw CommandError.usage("--keys takes a comma-separated list of properties") }
             return list
+        }
+        // `all`: every attribute and relationship of the entity, inherited ones included, in
+        // the model's order (to-manys as object IDs; not with --as dicts, which cannot hold them).
+        if let list = keyList, list.contains("all"), let mapped = store.mapping.entity(named: entity), mapped.attribute("all") == nil,
+           mapped.relationship("all") == nil {
+            let every = mapped.attributes.filter { !$0.attribute.isTransient }.map(\.attribute.name)
+                + mapped.relationships.filter { !$0.relationship.isTransient && (type != .dicts || !$0.relationship.isToMany) }.map(\.relationship.name)
+            keyList = list.flatMap { $0 == "all" ? every : [$0] }
         }
         var request = FetchRequest(entityName: entity, predicate: try predicate.predicate(entity: entity, model: store.model, store: store, warn: warn),
                                    predicateText: predicate.text, sortDescriptors: sorts, fetchLimit: limit == 0 ? nil : limit, fetchOffset: offset,

@@ -82,6 +82,12 @@ public struct ToolArgument: Sendable {
     public static let predicate = ToolArgument("predicate", .string, "An NSPredicate format string, e.g. age > 30 AND name BEGINSWITH[c] \"d\", or a Swift predicate: #Predicate<Person> { $0.age > 30 } or { $0.age > 30 }.")
     public static let predicateArguments = ToolArgument(
         "arguments", .values, "Values for the predicate's %@, %K, %d and %f, in order: a string is text for %@ and a key path for %K.")
+    /// The command line's names for the predicate and its values (`--where`, `--arg`), taken
+    /// as `predicate` and `arguments` are, so that an assistant told either way is answered.
+    public static let commandLineNames = [
+        ToolArgument("where", .string, "The same as predicate (the command line's --where)."),
+        ToolArgument("arg", .values, "The same as arguments (the command line's --arg)."),
+    ]
     public static let limit = ToolArgument(
         "limit", .integer,
         "At most this many rows in all (default 100; 0: no limit). A page holds at most 1000 rows and a 4 MiB reply; nextCursor continues.")
@@ -134,8 +140,8 @@ public final class ToolArguments {
     /// text, numbers, booleans and null (a string fills %K as a key path).
     public func predicate() throws -> PredicateOptions {
         var options = try PredicateOptions.parse([])
-        options.where = text("predicate")
-        guard case .array(let given)? = values["arguments"] else { return options }
+        options.where = text("predicate") ?? text("where")
+        guard case .array(let given)? = values["arguments"] ?? values["arg"] else { return options }
         guard let format = options.where else { throw CommandError.usage("\(tool): 'arguments' fill the predicate's %@; give 'predicate'") }
         let specifiers = PredicateParser.specifierCount(format)
         if given.count > specifiers {

@@ -33,3 +33,26 @@ extension OutputValue {
         return []
     }
 }
+
+extension OutputValue {
+    /// A table cell's text: object IDs short (`Person/p2`), the store being the one the table
+    /// is about, where a whole `x-coredata://UUID/Person/p2` made columns hundreds wide; the
+    /// other formats, for programs, keep the URI.
+    var cellText: String { shortened.text }
+
+    private var shortened: OutputValue {
+        switch self {
+        case .objectURI(let prefix, let key): return .string(Self.shortObjectID(prefix) + String(key))
+        case .objectID(let uri): return .string(Self.shortObjectID(uri))
+        case .array(let items): return .array(items.map(\.shortened))
+        case .object(let pairs): return .object(pairs.map { ($0.0, $0.1.shortened) })
+        default: return self
+        }
+    }
+
+    /// `Entity/pN` of an `x-coredata://UUID/Entity/pN` (or of its prefix); other text as it is.
+    static func shortObjectID(_ uri: String) -> String {
+        guard uri.hasPrefix("x-coredata://"), let slash = uri.dropFirst("x-coredata://".count).firstIndex(of: "/") else { return uri }
+        return String(uri[uri.index(after: slash)...])
+    }
+}

@@ -240,7 +240,7 @@ public final class RowWriter {
                 pending.append(values)
                 if pending.count >= RowWriter.measuredRows { startTable() }
             } else {
-                writeTableRow(values.map(\.text))
+                writeTableRow(values.map(\.cellText))
             }
         case .csv, .line: break  // streamed: never collected whole
         }
@@ -264,7 +264,7 @@ public final class RowWriter {
         var widths = columns.map { TextWidth.of($0) }
         for row in pending {
             for (i, value) in row.enumerated() where i < widths.count {
-                widths[i] = max(widths[i], TextWidth.of(TextWidth.singleLine(value.text)))
+                widths[i] = max(widths[i], TextWidth.of(TextWidth.singleLine(value.cellText)))
             }
         }
         if let limit = sink.terminalWidth, !widths.isEmpty {
@@ -273,7 +273,7 @@ public final class RowWriter {
         self.widths = widths
         writeTableRow(columns, bold: sink.usesColor)
         writeTableRow(widths.map { String(repeating: "-", count: $0) })
-        for row in pending { writeTableRow(row.map(\.text)) }
+        for row in pending { writeTableRow(row.map(\.cellText)) }
         pending = []
     }
 

@@ -113,6 +113,13 @@ public enum XcdatamodelReader {
         private var indexedAttributes: [FetchIndexDescription] = []
         private var compoundIndexes: [FetchIndexDescription] = []
 
+        /// `elementID`, where it names something other than the element itself: one equal to
+        /// the name says nothing (Core Data's cache holds the name when there is none; Wire's
+        /// `messages` has `elementID="messages"`), and reads as none, as the cache reader does.
+        static func renaming(_ a: [String: String]) -> String? {
+            a["elementID"] == a["name"] ? nil : a["elementID"]
+        }
+
         mutating func start(_ element: String, _ a: [String: String]) {
             let yes = { (key: String) in a[key] == "YES" }
             switch element {
@@ -124,7 +131,7 @@ public enum XcdatamodelReader {
                 compoundIndexes = []
                 current = EntityDescription(name: a["name"] ?? "", className: a["representedClassName"],
                                             isAbstract: yes("isAbstract"), superentityName: a["parentEntity"],
-                                            renamingIdentifier: a["elementID"], versionHashModifier: a["versionHashModifier"])
+                                            renamingIdentifier: Self.renaming(a), versionHashModifier: a["versionHashModifier"])
             case "compositeAttribute":
                 composite = a["name"] ?? ""
                 if let name = composite, composites[name] == nil { composites[name] = []; compositeOrder.append(name) }
@@ -140,7 +147,7 @@ public enum XcdatamodelReader {
                     allowsExternalBinaryDataStorage: yes("allowsExternalBinaryDataStorage"),
                     defaultValue: a["attributeType"] == "Date" ? a["defaultDateTimeInterval"] : a["defaultValueString"],
                     preservesValueInHistoryOnDeletion: yes("preserveAfterDeletion"),
-                    renamingIdentifier: a["elementID"])
+                    renamingIdentifier: Self.renaming(a))
                 if attribute.type == .composite { attribute.compositeName = a["composite"] }
                 // One spelling per default value, as the cache holds values (`NO` of an integer is 0).
                 attribute.defaultValue = AttributeDefault.text(of: attribute)
@@ -175,7 +182,7 @@ public enum XcdatamodelReader {
                     isOrdered: yes("ordered"),
                     isOptional: yes("optional"),
                     isTransient: yes("transient"),
-                    renamingIdentifier: a["elementID"])
+                    renamingIdentifier: Self.renaming(a))
                 relationship.versionHashModifier = a["versionHashModifier"]
                 current?.properties.append(.relationship(relationship))
             case "fetchedProperty":

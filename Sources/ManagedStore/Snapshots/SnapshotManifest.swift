@@ -94,6 +94,13 @@ public struct SnapshotManifest: Codable, Sendable, Equatable {
         return try encoder.encode(self) + Data("\n".utf8)
     }
 
+    /// Whether `path` is a snapshot's folder: a directory holding a manifest.
+    public static func isSnapshotFolder(_ path: String) -> Bool {
+        var folder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &folder) && folder.boolValue
+            && FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(fileName))
+    }
+
     /// The manifest of the snapshot in `folder`; a folder without one is no snapshot.
     public static func read(in folder: URL) throws -> SnapshotManifest {
         let url = folder.appendingPathComponent(fileName)
