@@ -66,8 +66,10 @@ async def main(binary, store):
 
             counted = await session.call_tool("count", {"entity": "Person", "predicate": "age > %@", "arguments": [30]})
             seen["count"] = json.loads(text(counted))["count"]
+            by_name = await session.call_tool("count", {"entity": "Person", "where": "age > %@", "arg": [30]})
+            seen["countByCommandLineNames"] = json.loads(text(by_name))["count"]
             try:
-                wrong = await session.call_tool("count", {"entity": "Person", "where": "age > 30"})
+                wrong = await session.call_tool("count", {"entity": "Person", "wehre": "age > 30"})
                 seen["where"] = {"isError": wrong.is_error, "text": text(wrong)}
             except Exception as error:  # an invalid-params error is raised by the library
                 seen["where"] = {"raised": str(error)}

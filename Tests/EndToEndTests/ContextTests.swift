@@ -97,7 +97,7 @@ final class ContextTests: ExampleStoreTestCase {
     func testInaccessibleFaultWithTheFlagOnAndOff() throws {
         let session = try SessionDriver(store: store)
         var r = session.run("context set retains-registered-objects yes\nfetch Person --as ids --limit 5")
-        XCTAssertEqual(r.out.components(separatedBy: "\n").filter { $0.contains("/Person/p") }.count, 5, r.err)
+        XCTAssertEqual(r.out.components(separatedBy: "\n").filter { $0.contains("Person/p") }.count, 5, r.err)
         try SQLiteShell.run(store, "DELETE FROM ZPERSON WHERE Z_PK IN (3, 4)")
         r = session.run("get Person/p3 --format json\nregistered --format csv")
         XCTAssertTrue(r.err.contains("Person/p3 is marked deleted"), r.err)

@@ -35,7 +35,8 @@ final class FetchCommandTests: ExampleStoreTestCase {
         let text = try run(["count", store, "Person", "--where", #"birthday > "1990-01-01""#])
         XCTAssertEqual(text.status, 0)
         XCTAssertEqual(text.stdout, "0\n")
-        XCTAssertTrue(text.stderr.contains("Person.birthday is a date") && text.stderr.contains(#"CAST(-347155200.000, "NSDate")"#), text.stderr)
+        XCTAssertTrue(text.stderr.contains("Person.birthday is a date") && text.stderr.contains(#"CAST(-347155200.000, "NSDate")"#)
+                      && text.stderr.contains("1990-01-01 without quotes"), text.stderr)
         let expected = try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZBIRTHDAY > -347155200")
         XCTAssertNotEqual(expected, "0", "the example store has people born after 1990")
         for arguments in [["--where", "birthday > %@", "--arg", "1990-01-01"], ["--where", "birthday > %@", "--arg", "1990-01-01T00:00:00Z"],

@@ -31,8 +31,9 @@ final class OfficialMCPClientTests: XCTestCase {
         XCTAssertEqual(seen["prompts"] as? [String], ["why-not-synced", "what-is-broken", "will-it-migrate"])
         XCTAssertEqual(seen["promptMentionsDoctor"] as? Bool, true)
         XCTAssertEqual(seen["count"] as? Int, Int(try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON WHERE ZAGE > 30")))
+        XCTAssertEqual(seen["countByCommandLineNames"] as? Int, seen["count"] as? Int, "where and arg, as on the command line")
         XCTAssertEqual((seen["where"] as? [String: Any])?["raised"] as? String,
-                       "Invalid params: count has no argument 'where' (it takes entity, predicate, arguments, generation)")
+                       "Invalid params: count has no argument 'wehre' (it takes entity, predicate, arguments, generation, where, arg)")
         XCTAssertEqual(seen["fetched"] as? Int, 2500)
         XCTAssertEqual(seen["pages"] as? Int, 3)
         XCTAssertEqual((seen["resources"] as? [String])?.first, "cdinspect://schema")

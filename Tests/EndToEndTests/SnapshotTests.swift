@@ -59,6 +59,29 @@ final class SnapshotTests: ExampleStoreTestCase {
         XCTAssertEqual(try succeeds(["count", store, "Person"]), "51\n")
     }
 
+    /// A snapshot written with `--to before` is named `before`, says it is outside the
+    /// library, and `restore` takes the snapshot and the store in either order (the order
+    /// `diff` takes them in too): a snapshot's folder is never taken for the store. The
+    /// listing says which store file each snapshot came from.
+    func testASnapshotWrittenElsewhereIsNamedByItsFolderAndRestoresInEitherOrder() throws {
+        let store: String = self.store
+        let elsewhere = folder.appendingPathComponent("before").path
+        let taken = try cdinspect(["snapshot", store, "--to", elsewhere])
+        XCTAssertEqual(taken.status, 0, taken.stderr)
+        XCTAssertTrue(taken.stdout.hasPrefix("snapshot before of"), taken.stdout)
+        XCTAssertTrue(taken.stdout.contains("outside the library"), taken.stdout)
+        let before = try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON")
+        try SQLiteShell.run(store, "DELETE FROM ZPERSON WHERE Z_PK > 10")
+        let restored = try cdinspect(["restore", elsewhere, store])
+        XCTAssertEqual(restored.status, 0, restored.stderr)
+        XCTAssertTrue(restored.stdout.hasPrefix("restored \(store) from snapshot before"), restored.stdout)
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT count(*) FROM ZPERSON"), before)
+        _ = try succeeds(["snapshot", store, "inlibrary"])
+        let listed = try succeeds(["snapshots", store, "--format", "csv"])
+        XCTAssertTrue(listed.hasPrefix("name,time,objects,check,externalDataFiles,path,from\n"), listed)
+        XCTAssertTrue(listed.contains(",\(store)\n"), listed)
+    }
+
     func testASnapshotTakenWhileAnotherProcessWritesIsWhole() throws {
         // A writer commits 200 rows, one transaction each, while the snapshot is taken.
         // (The row and its key counter in one transaction, as Core Data commits them: the shell
@@ -129,7 +152,7 @@ final class SnapshotTests: ExampleStoreTestCase {
         XCTAssertEqual(try storeFiles(), before)
         XCTAssertEqual(try succeeds(["count", store, "Person", "--where", "age == 9"]), "50\n")
         // No before-restore snapshot was kept either: nothing was replaced.
-        XCTAssertEqual(try succeeds(["snapshots", store, "--format", "csv"]), "name,time,objects,check,externalDataFiles,path\n")
+        XCTAssertEqual(try succeeds(["snapshots", store, "--format", "csv"]), "name,time,objects,check,externalDataFiles,path,from\n")
     }
 
     /// The store file and its -wal, byte for byte (a read leaves an empty -wal where there was none).

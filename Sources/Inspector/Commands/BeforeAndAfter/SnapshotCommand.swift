@@ -21,7 +21,8 @@ public struct SnapshotCommand: SessionCommand {
             write has folded them away (the manifest's pastGenerations says how many). \
             Without --to it is kept under $XDG_DATA_HOME/cdinspect/snapshots/STORE-UUID/NAME \
             (~/.local/share/… without XDG_DATA_HOME), where 'snapshots' lists it and 'restore' and 'diff' \
-            find it by name. NAME defaults to the time (2026-11-27T20-31-05Z).
+            find it by name. NAME defaults to the time (2026-11-27T20-31-05Z), or with --to to the folder's \
+            name; a snapshot written with --to is named by its folder, and 'snapshots' does not list it.
             """)
 
     @Argument(help: ArgumentHelp("The snapshot's name: letters, digits, '.', '-' and '_' (default: the time).", valueName: "name"))
@@ -40,7 +41,10 @@ public struct SnapshotCommand: SessionCommand {
 
     public func run(in session: Session) throws {
         let store = session.store
-        let name = self.name ?? StoreSnapshot.defaultName()
+        // With --to and no NAME, the snapshot is named after its folder (`--to before` is
+        // `before`), the name restore and diff then print, not the time.
+        let folderName = self.folder.map { URL(fileURLWithPath: $0).lastPathComponent }.flatMap { (try? StoreSnapshot.checkName($0)) != nil ? $0 : nil }
+        let name = self.name ?? folderName ?? StoreSnapshot.defaultName()
         try StoreSnapshot.checkName(name)
         let folder: URL
         if let path = self.folder {
@@ -58,6 +62,9 @@ public struct SnapshotCommand: SessionCommand {
                                               + checked),
                                        .line("  in \(snapshot.folder.path)")]
             if m.externalDataFiles > 0 { parts.append(.line("  with \(m.externalDataFiles) external data file(s)")) }
+            if self.folder != nil {
+                parts.append(.line("  outside the library: 'snapshots' does not list it; name it by its folder (restore \(store.path) \(snapshot.folder.path))"))
+            }
             for folder in m.cloudKitAssetFolders { parts.append(.line("  with the CloudKit assets of \(folder)")) }
             return parts
         }, csv: { [.rows(SnapshotLibrary.columns, [SnapshotLibrary.row(snapshot)])] }))

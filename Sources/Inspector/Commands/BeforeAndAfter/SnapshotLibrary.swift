@@ -68,12 +68,13 @@ public enum SnapshotLibrary {
         return try snapshot(word, of: store).storePath
     }
 
-    static let columns = ["name", "time", "objects", "check", "externalDataFiles", "path"]
+    static let columns = ["name", "time", "objects", "check", "externalDataFiles", "path", "from"]
 
-    /// A snapshot as `snapshots` lists it.
+    /// A snapshot as `snapshots` lists it, with the store file it was taken from: the
+    /// library keeps a store's snapshots by its UUID, which its copies share.
     static func row(_ s: StoreSnapshot) -> [OutputValue] {
         [.string(s.name), .string(s.manifest.time), .integer(Int64(s.manifest.entityCounts.values.reduce(0, +))),
-         .string(s.manifest.check), .integer(Int64(s.manifest.externalDataFiles)), .string(s.folder.path)]
+         .string(s.manifest.check), .integer(Int64(s.manifest.externalDataFiles)), .string(s.folder.path), .string(s.manifest.source)]
     }
 
     /// A snapshot whole, as JSON shows it: its manifest and where it is.

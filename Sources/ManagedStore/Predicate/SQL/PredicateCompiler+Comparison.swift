@@ -14,7 +14,7 @@ extension PredicateCompiler {
             let seconds = ValueParsing.parseDate(text)
             let cast = seconds.map { "CAST(" + String(format: "%.3f", $0) + ", \"NSDate\")" } ?? "CAST(SECONDS, \"NSDate\") with seconds since 2001-01-01"
             return "\(name) is a date, stored as seconds since 2001-01-01: compared with the text \"\(text)\" it matches nothing, "
-                + "as in the app. Pass the date as --arg \(seconds == nil ? "2025-08-01T00:00:00Z" : text) for a %@, or write " + cast
+                + "as in the app. Give it as a date for a %@ (an ISO 8601 \(seconds == nil ? "2025-08-01T00:00:00Z" : text) without quotes), or write " + cast
         case .number:
             return "\(name) is a number: compared with the text \"\(text)\", the store's SQL compares it as a number where the text "
                 + "reads as one (the app's fetch does the same; in memory, Core Data would match nothing). Write it without quotes"
