@@ -161,18 +161,25 @@ def classify_ours(kind, fact, genuine):
 def compare(genuine, ours):
     g, o = schema(genuine), schema(ours)
     explained, unexplained = {}, []
-    for kind, fact in sorted(g - o):
-        why = classify(kind, fact, o)
-        if why:
-            explained[why] = explained.get(why, 0) + 1
+    for only, reason, other, owner in [(g - o, classify, o, "Core Data's store has "), (o - g, classify_ours, g, "ours has ")]:
+        for kind, fact in sorted(only):
+            why = reason(kind, fact, other)
+            if why:
+                explained[why] = explained.get(why, 0) + 1
+            else:
+                unexplained.append(owner + kind + " " + fact)
+    return explained, unexplained
+
+
+def against(genuine, ours, drifted):
+    """Core Data's store against ours: the schema compared, and the version hashes, which differ
+    only where the model file was edited after the store was made."""
+    explained, unexplained = compare(genuine, ours)
+    if stored_hashes(ours) != stored_hashes(genuine):
+        if drifted:
+            explained["version hashes differ: the model file was edited after this store was made (model diff lists how)"] = 1
         else:
-            unexplained.append("Core Data's store has " + kind + " " + fact)
-    for kind, fact in sorted(o - g):
-        why = classify_ours(kind, fact, g)
-        if why:
-            explained[why] = explained.get(why, 0) + 1
-        else:
-            unexplained.append("ours has " + kind + " " + fact)
+            unexplained.append("the version hashes in the metadata differ")
     return explained, unexplained
 
 
@@ -239,7 +246,6 @@ def main():
         seen.add(version)
         diff = cdinspect("model", store, "diff", model, "--format", "csv")
         changed = diff.stdout.splitlines()[1:] if diff.returncode == 1 else []
-        drift = "the model file was edited after this store was made (model diff lists how)"
         created = os.path.join(work, "created-%s.sqlite" % version)
         run = cdinspect("create", created, "--model", model)
         lines = []
@@ -247,12 +253,7 @@ def main():
             lines.append("create refused: " + run.stderr.strip())
             failures += 1
         else:
-            explained, unexplained = compare(store, created)
-            if stored_hashes(created) != stored_hashes(store):
-                if changed:
-                    explained["version hashes differ: " + drift] = 1
-                else:
-                    unexplained.append("the version hashes in the metadata differ")
+            explained, unexplained = against(store, created, drifted=bool(changed))
             totals["create"][0 if not unexplained else 1] += 1
             failures += bool(unexplained)
             lines.append("create: " + summary(explained, unexplained))
@@ -265,24 +266,18 @@ def main():
             if run.returncode != 0:
                 lines.append("migrate %s → %s refused: %s" % (previous[1], version, run.stderr.strip()))
             else:
-                explained, unexplained = compare(store, migrated)
-                if stored_hashes(migrated) != stored_hashes(store):
-                    if changed:
-                        explained["version hashes differ: " + drift] = 1
-                    else:
-                        unexplained.append("the version hashes in the metadata differ")
-                if uuid(previous[0]) == uuid(store):
-                    # The same store, migrated by Core Data: its rows against ours.
-                    explained_rows, odd = row_differences(store, migrated, previous[0])
-                    lines.append("  rows: " + ("equal" if not explained_rows else "equal but for " + "; ".join(
-                        "%d %s" % (n, why) for why, n in explained_rows.items())) if not odd else "  rows differ:")
-                    lines += ["    unexplained: " + u for u in odd[:10]] + (["    … and %d more" % (len(odd) - 10)] if len(odd) > 10 else [])
-                    failures += bool(odd)
+                explained, unexplained = against(store, migrated, drifted=bool(changed))
                 new_errors = doctor_errors(migrated) - doctor_errors(previous[0])
                 totals["migrate"][0 if not unexplained and not new_errors else 1] += 1
                 failures += bool(unexplained) + bool(new_errors)
                 lines.append("migrate %s → %s: %s" % (previous[1], version, summary(explained, unexplained)))
                 lines += ["  unexplained: " + u for u in unexplained]
+                if uuid(previous[0]) == uuid(store):
+                    # The same store, migrated by Core Data: its rows against ours.
+                    explained_rows, odd = row_differences(store, migrated, previous[0])
+                    lines.append("  rows: " + (summary(explained_rows, odd)))
+                    lines += ["    unexplained: " + u for u in odd[:10]] + (["    … and %d more" % (len(odd) - 10)] if len(odd) > 10 else [])
+                    failures += bool(odd)
                 lines += ["  doctor error the source had not: %s" % (e,) for e in sorted(new_errors)]
         lines.append("model diff cache → file: " + ("nothing" if not changed else "%d changes (%s)" % (len(changed), "; ".join(c.split(",")[0] + "." + c.split(",")[1] + " " + c.split(",")[3] for c in changed[:3]))))
         print("%-28s %-8s" % (name, version))

@@ -145,10 +145,7 @@ final class CreateTests: XCTestCase {
     /// and a join-table column whose name another join table took first gets `1`
     /// (Photos 14.6: Memory's `Z_3REPRESENTATIVEASSETS`, then Suggestion's `…1`).
     func testJoinTablesAreNamedAsCoreDataNamesThem() throws {
-        let folder = try Fixtures.temporaryDirectory(self)
-        let model = folder.appendingPathComponent("Joins.xcdatamodel")
-        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
-        try Data("""
+        let store = try createdStore(named: "Joins", model: """
             <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
             <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
             <entity name="Asset" representedClassName="Asset">
@@ -166,13 +163,8 @@ final class CreateTests: XCTestCase {
                 <relationship name="blocking" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="User" inverseName="blockedBy" inverseEntity="User"/>
             </entity>
             </model>
-            """.utf8).write(to: model.appendingPathComponent("contents"))
-        let store = folder.appendingPathComponent("Joins.sqlite").path
-        let created = try CLI.run(["create", store, "--model", model.path])
-        XCTAssertEqual(created.status, 0, created.stderr)
-        let joins = try SQLiteShell.read(store, "SELECT m.name || ' ' || group_concat(p.name, ',') FROM sqlite_master m, pragma_table_info(m.name) p "
-                                         + "WHERE m.type = 'table' AND m.name GLOB 'Z_[0-9]*' GROUP BY m.name ORDER BY m.name")
-        XCTAssertEqual(joins.split(separator: "\n"), [
+            """)
+        XCTAssertEqual(try joinTables(store), [
             "Z_1MEMORIESBEINGREPRESENTATIVEASSETS Z_1REPRESENTATIVEASSETS,Z_2MEMORIESBEINGREPRESENTATIVEASSETS",
             "Z_1SUGGESTIONSBEINGREPRESENTATIVEASSETS Z_1REPRESENTATIVEASSETS1,Z_3SUGGESTIONSBEINGREPRESENTATIVEASSETS",
             "Z_4BLOCKING Z_4BLOCKEDBY,Z_4BLOCKING",
@@ -194,10 +186,7 @@ final class CreateTests: XCTestCase {
     /// `Z_17USERS1`: `Z_11USERS (Z_11SYSTEMMESSAGES, Z_17USERS1)`, `Z_14USERS (Z_14REACTIONS,
     /// Z_17USERS)`. Photos' Memory before Suggestion agrees.
     func testJoinColumnsTakeTheirSuffixInTheOrderOfEntityNames() throws {
-        let folder = try Fixtures.temporaryDirectory(self)
-        let model = folder.appendingPathComponent("Messages.xcdatamodel")
-        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
-        try Data("""
+        let store = try createdStore(named: "Messages", model: """
             <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
             <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
             <entity name="Message" representedClassName="ZMMessage">
@@ -214,15 +203,28 @@ final class CreateTests: XCTestCase {
                 <relationship name="systemMessages" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="SystemMessage" inverseName="users" inverseEntity="SystemMessage"/>
             </entity>
             </model>
-            """.utf8).write(to: model.appendingPathComponent("contents"))
-        let store = folder.appendingPathComponent("Messages.sqlite").path
-        let created = try CLI.run(["create", store, "--model", model.path])
-        XCTAssertEqual(created.status, 0, created.stderr)
+            """)
         XCTAssertEqual(try SQLiteShell.read(store, "SELECT Z_ENT || ' ' || Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_ENT").split(separator: "\n"),
                        ["1 Message", "2 SystemMessage", "3 Reaction", "4 User"], "the sub-entity numbered before Reaction, as in Wire's stores")
-        let joins = try SQLiteShell.read(store, "SELECT m.name || ' ' || group_concat(p.name, ',') FROM sqlite_master m, pragma_table_info(m.name) p "
-                                         + "WHERE m.type = 'table' AND m.name GLOB 'Z_[0-9]*' GROUP BY m.name ORDER BY m.name")
-        XCTAssertEqual(joins.split(separator: "\n"), ["Z_2USERS Z_2SYSTEMMESSAGES,Z_4USERS1", "Z_3USERS Z_3REACTIONS,Z_4USERS"])
+        XCTAssertEqual(try joinTables(store), ["Z_2USERS Z_2SYSTEMMESSAGES,Z_4USERS1", "Z_3USERS Z_3REACTIONS,Z_4USERS"])
+    }
+
+    /// A store `create` makes from a model's contents XML, in the test's folder.
+    func createdStore(named name: String, model xml: String) throws -> String {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let model = folder.appendingPathComponent(name + ".xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try Data(xml.utf8).write(to: model.appendingPathComponent("contents"))
+        let store = folder.appendingPathComponent(name + ".sqlite").path
+        let created = try CLI.run(["create", store, "--model", model.path])
+        XCTAssertEqual(created.status, 0, created.stderr)
+        return store
+    }
+
+    /// Each join table with its columns: `Z_4BLOCKING Z_4BLOCKEDBY,Z_4BLOCKING`.
+    func joinTables(_ store: String) throws -> [Substring] {
+        try SQLiteShell.read(store, "SELECT m.name || ' ' || group_concat(p.name, ',') FROM sqlite_master m, pragma_table_info(m.name) p "
+                             + "WHERE m.type = 'table' AND m.name GLOB 'Z_[0-9]*' GROUP BY m.name ORDER BY m.name").split(separator: "\n")
     }
 
     /// A sub-entity that declares again a property it inherits (FuzzModelXML's find: a cache
