@@ -24,6 +24,17 @@ final class HistoryTests: XCTestCase {
         try history(store, ["--changes"] + arguments).flatMap { try XCTUnwrap($0["changes"] as? [[String: Any]]) }
     }
 
+    /// A quirk of the store (Notes' history numbering ICFolder's to-manys its own way) is said
+    /// the first time a session meets it, not on every command that meets it again.
+    func testAStoresQuirkIsWarnedOncePerSession() throws {
+        let store = try copy("RhetTbull_apple-notes-parser/NoteStore-macOS-12-Monterey.sqlite")
+        let one = try CLI.run(["history", store, "--changes", "--limit", "1", "--format", "csv"])
+        XCTAssertEqual(one.stderr.components(separatedBy: "numbers ICFolder's to-many").count - 1, 1, one.stderr)
+        let session = try CLI.run([store], stdin: "history --changes --limit 1 --format csv\nhistory --changes --limit 2 --format csv\n")
+        XCTAssertEqual(session.status, 0, session.stderr)
+        XCTAssertEqual(session.stderr.components(separatedBy: "numbers ICFolder's to-many").count - 1, 1, session.stderr)
+    }
+
     /// Flat listings of changes (CSV, table) carry each change's transaction time and author,
     /// so a CSV merges into a timeline without a join on the token.
     func testEachChangeInCSVHasItsTransactionsTimeAndAuthor() throws {

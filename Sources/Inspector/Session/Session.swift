@@ -20,6 +20,15 @@ public final class Session {
     private var contextSet: ContextSet?
     /// The last batch request's result, whose object IDs `merge` merges by default.
     public var lastBatch: BatchResult?
+    /// The store's quirks already warned of (`warnOnce`).
+    private var quirksWarned: Set<String> = []
+
+    /// A warning about the store itself rather than the command (a quirk of its history's
+    /// numbering, say): said the first time a command meets it in this session, not on
+    /// every command that meets it again.
+    public func warnOnce(_ text: String) {
+        if quirksWarned.insert(text).inserted { warn(text) }
+    }
 
     public init(store: PersistentStore, format: OutputFormat = .table, output: OutputSink,
                 warn: @escaping (String) -> Void, note: @escaping (String) -> Void = Session.standardErrorNote,

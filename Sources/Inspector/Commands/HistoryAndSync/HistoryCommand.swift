@@ -133,7 +133,7 @@ public struct HistoryCommand: SessionCommand {
         let results = session.results(output)
         try session.store.read { db in
             // Where the store's own history numbers to-many bits otherwise, said once.
-            if changes { session.store.learnedToManyOrder(db).notes.forEach(session.warn) }
+            if changes { session.store.learnedToManyOrder(db).notes.forEach(session.warnOnce) }
             if !changes {
                 let writer = results.rows(HistoryRows.transactionColumns + ["inserts", "updates", "deletes"])
                 try history.transactions(query, db) { t in
