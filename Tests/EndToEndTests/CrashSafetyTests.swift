@@ -40,6 +40,21 @@ final class CrashSafetyTests: XCTestCase {
         return folder
     }
 
+    /// What every fault run of `scenario` is checked against, from one clean run on a copy of
+    /// `template`: the store before and after it, and the calls it made, counted (where to
+    /// kill or fail it). Shared by the kill suite and `FailedSyncTests`.
+    static func cleanRun(_ scenario: KillScenario, from template: URL,
+                         file: StaticString = #filePath, line: UInt = #line) throws -> (harness: KillHarness, runs: URL, before: StoreState,
+                                                                                       after: StoreState, calls: [String: Int]) {
+        let harness = try KillHarness()
+        let runs = template.deletingLastPathComponent()
+        let before = try StoreState.read(copy(template, to: runs.appendingPathComponent("before")).appendingPathComponent("People.sqlite").path)
+        let clean = try copy(template, to: runs.appendingPathComponent("clean"))
+        let (calls, result) = try harness.count(scenario.arguments(clean), stdin: scenario.stdin, environment: environment(clean))
+        XCTAssertEqual(result.status, 0, "\(scenario.name), clean run: \(result.stderr)", file: file, line: line)
+        return (harness, runs, before, try StoreState.read(scenario.store(clean)), calls)
+    }
+
     static func environment(_ folder: URL) -> [String: String] {
         ["XDG_DATA_HOME": folder.appendingPathComponent("library").path, "HOME": folder.path]
     }
@@ -48,14 +63,7 @@ final class CrashSafetyTests: XCTestCase {
     /// each store left. Returns the outcomes, for the note: "before", "after", "not killed".
     @discardableResult
     private func killEveryStep(_ scenario: KillScenario, from template: URL) throws -> [String: Int] {
-        let harness = try KillHarness()
-        let runs = template.deletingLastPathComponent()
-        let before = try StoreState.read(Self.copy(template, to: runs.appendingPathComponent("before")).appendingPathComponent("People.sqlite").path)
-
-        let clean = try Self.copy(template, to: runs.appendingPathComponent("clean"))
-        let (calls, result) = try harness.count(scenario.arguments(clean), stdin: scenario.stdin, environment: Self.environment(clean))
-        XCTAssertEqual(result.status, 0, "\(scenario.name), clean run: \(result.stderr)")
-        let after = try StoreState.read(scenario.store(clean))
+        let (harness, runs, before, after, calls) = try Self.cleanRun(scenario, from: template)
         XCTAssertEqual(after.dangling, [], "\(scenario.name), clean run")
         if scenario.changesStore {
             XCTAssertNotEqual(after.digest, before.digest, "\(scenario.name): the clean run changed nothing, so a kill test proves nothing")

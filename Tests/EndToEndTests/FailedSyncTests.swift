@@ -18,13 +18,7 @@ import XCTest
 /// runs every one.
 final class FailedSyncTests: XCTestCase {
     private func failEveryStep(_ scenario: KillScenario, from template: URL, sample: Int = 6, changesStore: Bool = true) throws {
-        let harness = try KillHarness()
-        let runs = template.deletingLastPathComponent()
-        let before = try StoreState.read(CrashSafetyTests.copy(template, to: runs.appendingPathComponent("before")).appendingPathComponent("People.sqlite").path)
-        let clean = try CrashSafetyTests.copy(template, to: runs.appendingPathComponent("clean"))
-        let (calls, result) = try harness.count(scenario.arguments(clean), stdin: scenario.stdin, environment: CrashSafetyTests.environment(clean))
-        XCTAssertEqual(result.status, 0, "\(scenario.name), clean run: \(result.stderr)")
-        let after = try StoreState.read(scenario.store(clean))
+        let (harness, runs, before, after, calls) = try CrashSafetyTests.cleanRun(scenario, from: template)
         if changesStore { XCTAssertFalse(after.holdsTheSame(as: before), "\(scenario.name): the clean run changed nothing") }
         var points = 0, failed = 0
         for (call, error) in [("fsync", "EIO"), ("fdatasync", "EIO"), ("pwrite64", "ENOSPC"), ("write", "ENOSPC")] {

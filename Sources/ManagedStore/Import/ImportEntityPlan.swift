@@ -64,7 +64,7 @@ final class ImportEntityPlan {
                 attributes.append(ImportAttribute(a.attribute))
                 columns.append(.attribute(name: key, column: column, slot: slot))
                 names.append(column)
-                defaults.append(AttributeDefault.value(of: a.attribute).flatMap { StoreWriter.encode(.attribute($0), a.attribute) })
+                defaults.append(StoreWriter.storedDefault(of: a.attribute))
                 if !a.attribute.isOptional && !a.attribute.isTransient { required.append((slot, key)) }
                 if !a.attribute.validationRules.isEmpty && !a.attribute.isTransient { ruled.append((slot, a.attribute)) }
             } else if let r = entity.relationship(key), case .foreignKey(let column, let entityColumn) = r.storage {

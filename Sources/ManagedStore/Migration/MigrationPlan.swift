@@ -213,7 +213,7 @@ extension MigrationPlan {
 
         mutating func attributeFill(_ a: AttributeMapping, column: String, of entity: EntityMapping, from: EntityMapping) throws -> ColumnFill {
             let attribute = a.attribute
-            let fallback = defaultValue(attribute)
+            let fallback = StoreWriter.storedDefault(of: attribute)
             switch propertySource(attribute.name, renamingIdentifier: attribute.renamingIdentifier, of: entity, from: from) {
             case .property(let name):
                 if let before = from.attribute(name), let oldColumn = before.column, store.schema.table(from.table)?.hasColumn(oldColumn) == true {
@@ -243,10 +243,6 @@ extension MigrationPlan {
             return ColumnFill(column: column, expression: "NULL", arguments: [], origin: "new: NULL", carry: .constant)
         }
 
-        /// An attribute's default as Core Data stores it, nil when it has none.
-        func defaultValue(_ a: AttributeDescription) -> DatabaseValue? {
-            AttributeDefault.value(of: a).flatMap { StoreWriter.encode(.attribute($0), a) }
-        }
 
         /// SQL mapping the source's entity numbers to the destination's, NULL for an entity
         /// whose rows are not carried.
@@ -287,8 +283,6 @@ extension MigrationPlan {
             return fills
         }
 
-        /// The keys other entities' to-many relationships keep in this entity's rows: the
-        /// hidden key of a to-many without an inverse, and the position of an ordered one.
         /// The columns of the other entities of a shared table, as the row has them in the
         /// source: Core Data's migration keeps a table's columns for every row, so a value a
         /// row holds in a column its own entity does not use stays. Wire's 2.89.0 → 2.90.0:
@@ -306,7 +300,7 @@ extension MigrationPlan {
                     guard let column = a.column, !a.attribute.isTransient, !seen.contains(column) else { continue }
                     if table.hasColumn(column) {
                         fills.append(ColumnFill(column: column, expression: "x.\(SQL.identifier(column))", arguments: [], origin: nil, carry: .column(column)))
-                    } else if let value = defaultValue(a.attribute) {
+                    } else if let value = StoreWriter.storedDefault(of: a.attribute) {
                         fills.append(ColumnFill(column: column, expression: "?", arguments: [value], origin: nil, carry: .constant))
                     } else {
                         continue
@@ -317,6 +311,8 @@ extension MigrationPlan {
             return fills
         }
 
+        /// The keys other entities' to-many relationships keep in this entity's rows: the
+        /// hidden key of a to-many without an inverse, and the position of an ordered one.
         mutating func keysOfOtherEntities(in entity: EntityMapping, from: EntityMapping) -> [ColumnFill] {
             guard let id = entity.entityID, let table = store.schema.table(from.table) else { return [] }
             var fills: [ColumnFill] = []

@@ -200,10 +200,7 @@ public enum ModelCacheReader {
         case let object?:
             if case .string(let s)? = object["NS.string"] { return s }
             if case .real(let t)? = object["NS.time"] { return String(t) }
-            if case .data(let bytes)? = object["NS.uuidbytes"], bytes.count == 16 {
-                return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                                   bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString
-            }
+            if case .data(let bytes)? = object["NS.uuidbytes"] { return UUID(bytes: bytes)?.uuidString }
             return nil
         case nil:
             return nil

@@ -192,8 +192,14 @@ struct StoreWriter {
         }
     }
 
-    /// A mapping model's constant in its column's storage form. (A default is read by
-    /// `AttributeDefault`, which never refuses one, as Core Data does not.)
+    /// An attribute's default in its column's storage form, as an insert, an import and a
+    /// migration write it (read by `AttributeDefault`, which never refuses one, as Core Data
+    /// does not); nil when it has none.
+    static func storedDefault(of attribute: AttributeDescription) -> DatabaseValue? {
+        AttributeDefault.value(of: attribute).flatMap { encode(.attribute($0), attribute) }
+    }
+
+    /// A mapping model's constant in its column's storage form.
     static func stored(_ text: String, _ attribute: AttributeDescription, entity: String) throws -> DatabaseValue? {
         encode(.attribute(try ValueParsing.attributeValue(text, attribute, entity: entity)), attribute)
     }

@@ -52,16 +52,15 @@ public struct ExportCommand: SessionCommand {
     /// or whole entities.
     func selection(in session: Session) throws -> StoreExport {
         let store = session.store
-        guard predicate.where != nil else {
-            if !predicate.arg.isEmpty { throw CommandError.usage("--arg fills a predicate's %@; give the predicate with --where") }
+        // nil without --where (an --arg without it is refused there, as for fetch).
+        guard let selected = try predicate.predicate(entity: entities.first, model: store.model, store: store, warn: session.warn) else {
             return try StoreExport(store, entities: entities, follows: follow)
         }
         guard entities.count == 1, let entity = entities.first else {
             throw CommandError.usage("--where selects the objects of one entity: name it, as in 'export STORE Person --where \"age > 30\"'")
         }
         if follow { throw CommandError.usage("--follow exports whole entities; with --where, name the related entities' objects by their own --where") }
-        let request = FetchRequest(entityName: entity, predicate: try predicate.predicate(entity: entity, model: store.model, store: store, warn: session.warn),
-                                   predicateText: predicate.text, resultType: .ids)
+        let request = FetchRequest(entityName: entity, predicate: selected, predicateText: predicate.text, resultType: .ids)
         var keys: [String: [Int64]] = [:]
         let context = try session.contexts.context(nil)
         try context.fetch(request) { object in keys[object.entityName, default: []].append(object.primaryKey) }
