@@ -1,3 +1,4 @@
+import Inspector
 import ManagedStore
 
 /// Puts the command line in the order the parser reads, so that the forms users write work:
@@ -6,13 +7,13 @@ import ManagedStore
 /// (`cdinspect --sql-debug 1 count STORE Person`).
 enum ArgumentOrder {
     /// Options of every form that take a value.
-    static let valued: Set<String> = ["--sql-debug", "--model", "--format"]
+    static let valued: Set<String> = ["--sql-debug", "--model", "--format", "--time-zone"]
 
     static func normalized(_ arguments: [String]) -> [String] {
         // A shell completion script asking for values (`---completion fetch -- …`) is the
         // parser's own protocol: left as it is.
         if arguments.first == "---completion" { return arguments }
-        let words = arguments.map { $0 == "-com.apple.CoreData.SQLDebug" ? "--sql-debug" : $0 }
+        let words = FormatOption.joiningZoneOffsets(arguments.map { $0 == "-com.apple.CoreData.SQLDebug" ? "--sql-debug" : $0 })
         var i = 0
         while i < words.count, words[i].hasPrefix("--"), words[i] != "--" {
             i += valued.contains(words[i]) ? 2 : 1

@@ -59,7 +59,7 @@ struct DiffSubcommand: ParsableCommand {
             }
             let sink = Terminal.standardOutput()
             defer { sink.flush() }
-            try options.compare(a, b, results: Results(format: output.format ?? .table, sink: sink))
+            try options.compare(a, b, results: output.results(to: sink))
         }
     }
 

@@ -27,7 +27,8 @@ enum Overview {
             "",
             "STORE is a store file, or an app's bundle identifier or name when 'cdinspect stores' finds one store of it.",
             "Options everywhere: --model PATH, --readonly, --immutable (evidence: no file beside the store created or changed), --sql-debug N,",
-            "--format table|json|csv|line; read commands also --generation TOKEN (a past save the files hold: see 'generations').",
+            "--format table|json|csv|line, --time-zone ZONE (dates shown in UTC, local, +02:00, Europe/Berlin), --stored-dates (seconds since 2001 beside each);",
+            "read commands also --generation TOKEN (a past save the files hold: see 'generations').",
         ]
         let width = groups.flatMap(\.commands).map(\.count).max() ?? 0
         for (title, commands) in groups {

@@ -46,7 +46,7 @@ struct ProfileSubcommand: ParsableCommand {
             defer { opened?.close() }
             let report = try ProfileReport(profile: profile, store: opened, explain: explain)
             let sink = Terminal.standardOutput()
-            Results(format: output.format ?? .table, sink: sink).report(report.report)
+            output.results(to: sink).report(report.report)
             sink.flush()
         }
     }

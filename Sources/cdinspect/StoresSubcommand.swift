@@ -40,7 +40,7 @@ struct StoresSubcommand: ParsableCommand {
             }
             if let app { stores = stores.filter { $0.belongs(to: app) } }
             let sink = Terminal.standardOutput()
-            let writer = Results(format: output.format ?? .table, sink: sink)
+            let writer = output.results(to: sink)
                 .rows(["app", "device", "runtime", "path", "size", "modified", "entities", "journalMode", "history", "cloudKit"])
             for s in stores {
                 writer.row([s.bundleID.map(OutputValue.string) ?? .null, s.deviceName.map(OutputValue.string) ?? .null,

@@ -52,6 +52,59 @@ final class FetchCommandTests: ExampleStoreTestCase {
         XCTAssertTrue(try run(["help", "fetch"]).stdout.contains("2025-08-01T09:30:00Z"))
     }
 
+    /// `--time-zone` shows dates in a zone, with the offset in force at each date, and
+    /// `--stored-dates` the seconds the store holds beside them, in every front end; output in
+    /// a zone still imports as the same dates; a zone that is none is one line and exit 64.
+    func testDatesShowInTheZoneAskedForWithTheStoredValueBeside() throws {
+        let rows = try SQLiteShell.read(store, "SELECT ZBIRTHDAY FROM ZPERSON WHERE ZBIRTHDAY IS NOT NULL ORDER BY Z_PK LIMIT 40")
+            .split(separator: "\n").compactMap { Double($0) }
+        XCTAssertEqual(rows.count, 40)
+        let berlin = try XCTUnwrap(TimeZone(identifier: "Europe/Berlin"), "tzdata is not installed")
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = berlin
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let expected = rows.map { formatter.string(from: Date(timeIntervalSinceReferenceDate: $0)) + " (\($0))" }
+        XCTAssertTrue(expected.contains { $0.contains("+01:00") } && expected.contains { $0.contains("+02:00") }, "winter and summer dates")
+        let csv = try run(["fetch", store, "Person", "--keys", "birthday", "--where", "birthday != nil", "--limit", "40",
+                           "--format", "csv", "--time-zone", "Europe/Berlin", "--stored-dates"])
+        XCTAssertEqual(csv.status, 0, csv.stderr)
+        XCTAssertEqual(csv.stdout.split(separator: "\n").dropFirst().map { String($0.split(separator: ",")[1]) }, expected)
+        // A session sets it for the commands that follow; a command's own option overrides it.
+        let session = try run([store], stdin: """
+            dates +02:00 stored
+            dates
+            fetch Person --keys birthday --where 'birthday != nil' --limit 1 --format line
+            fetch Person --keys birthday --where 'birthday != nil' --limit 1 --format line --time-zone -05:00
+            dates UTC plain
+            fetch Person --keys birthday --where 'birthday != nil' --limit 1 --format json
+            """)
+        XCTAssertEqual(session.status, 0, session.stderr)
+        let first = Date(timeIntervalSinceReferenceDate: rows[0])
+        let at: (Int) -> String = { offset in
+            let f = ISO8601DateFormatter()
+            f.timeZone = TimeZone(secondsFromGMT: offset)
+            f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return f.string(from: first).replacingOccurrences(of: "Z", with: "+00:00")
+        }
+        XCTAssertTrue(session.stdout.contains("dates +02:00 stored\n"), session.stdout)
+        XCTAssertTrue(session.stdout.contains("birthday = \(at(7200)) (\(rows[0]))\n"), session.stdout)
+        XCTAssertTrue(session.stdout.contains("birthday = \(at(-18_000)) (\(rows[0]))\n"), session.stdout)
+        XCTAssertTrue(session.stdout.contains(#""birthday": "\#(at(0).dropLast(6))Z"}"#), session.stdout)
+        // JSON in a zone imports as the same dates: nothing changes.
+        let folder = try Fixtures.temporaryDirectory(self)
+        let file = folder.appendingPathComponent("west.json").path
+        let json = try run(["fetch", store, "Person", "--keys", "name,birthday", "--limit", "5", "--format", "json", "--time-zone", "-05:00"])
+        XCTAssertTrue(json.stdout.contains("-05:00\""), json.stdout)
+        try json.stdout.write(toFile: file, atomically: true, encoding: .utf8)
+        let dry = try run(["import", store, file, "--entity", "Person", "--dry-run"])
+        XCTAssertEqual(dry.status, 0, dry.stderr)
+        XCTAssertTrue(dry.stdout.contains("5 unchanged"), dry.stdout)
+        let bad = try run(["fetch", store, "Person", "--time-zone", "Mars/Olympus"])
+        XCTAssertEqual(bad.status, 64)
+        XCTAssertTrue(bad.stderr.contains("unknown time zone 'Mars/Olympus'"), bad.stderr)
+        XCTAssertEqual(bad.stdout, "")
+    }
+
     /// Values with quotes, `%`, `*`, SQL and NUL bytes match themselves and nothing else.
     /// Paging by key walks the whole entity in the sort key's order, then the primary key's,
     /// with no object twice and none left out: ties (ages) and NULLs (homepages), up and down.

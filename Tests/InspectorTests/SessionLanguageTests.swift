@@ -104,14 +104,74 @@ final class SessionLanguageTests: XCTestCase {
             let text = fractional.string(from: date)
             if value.rounded() == value { XCTAssertEqual(text, whole.string(from: date).dropLast() + ".000Z") }
             XCTAssertEqual(OutputValue.isoDate(value), text, "\(value)")
-            XCTAssertTrue(sink.isoDate(value))
+            sink.date(value, json: false)
             sink.byte(10)
             expected += text + "\n"
         }
-        XCTAssertFalse(sink.isoDate(.nan))
-        XCTAssertFalse(sink.isoDate(1e14))
+        // A value no calendar date fits is shown as the number the store holds.
+        sink.date(.nan, json: false)
+        sink.byte(10)
+        sink.date(1e14, json: true)
         sink.flush()
-        XCTAssertEqual(String(decoding: sink.collected, as: UTF8.self), expected)
+        XCTAssertEqual(String(decoding: sink.collected, as: UTF8.self), expected + "NaN\n\"100000000000000.0\"")
+    }
+
+    /// `--time-zone`: a date in another zone reads as Foundation writes it there, with the
+    /// offset in force at that date (summer time included), one width in the zone.
+    func testDatesInAZoneReadAsFoundationWritesThemThere() throws {
+        var zones: [(DateStyle.Zone, TimeZone)] = [(.offset(19_800), TimeZone(secondsFromGMT: 19_800)!),
+                                                   (.offset(-12_600), TimeZone(secondsFromGMT: -12_600)!)]
+        for name in ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe"] {
+            guard let zone = TimeZone(identifier: name) else {
+                if ProcessInfo.processInfo.environment["CDINSPECT_REQUIRE_TOOLS"] == "1" { XCTFail("no time zone \(name): install tzdata") }
+                continue
+            }
+            XCTAssertEqual(try DateStyle.zone(parsing: name), .named(zone))
+            zones.append((.named(zone), zone))
+        }
+        var generator = SeededGenerator(seed: 0x7155_20AE)
+        // From 1901 on: before it, zones kept local mean time, offsets with seconds.
+        let values = (0..<1_000).map { _ in Double(Int64.random(in: -3_100_000_000...3_000_000_000, using: &generator)) / 1000 }
+            + [0, 700_000_000.5, 733_575_600, 752_032_800]
+        for (zone, foundationZone) in zones {
+            let formatter = ISO8601DateFormatter()
+            formatter.timeZone = foundationZone
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            let style = DateStyle(zone: zone, showsStored: false)
+            for value in values {
+                let text = OutputValue.isoDate(value, style)
+                XCTAssertEqual(text, formatter.string(from: Date(timeIntervalSinceReferenceDate: value)), "\(value) in \(zone.name)")
+                XCTAssertEqual(text.utf8.count, 29)
+            }
+        }
+    }
+
+    /// `--stored-dates`: the stored seconds beside the date in text, and in JSON the date as
+    /// an object of both, so that a program can still read each.
+    func testTheStoredValueIsShownBesideTheDate() {
+        let style = DateStyle(zone: .offset(3600), showsStored: true)
+        XCTAssertEqual(OutputValue.isoDate(726_702_558.948, style), "2024-01-11T22:49:18.948+01:00 (726702558.948)")
+        let sink = OutputSink(collectingWithWidth: nil)
+        sink.dateStyle = style
+        OutputValue.object([("birthday", .date(-31_622_400)), ("never", .date(.infinity))]).writeJSON(to: sink)
+        sink.flush()
+        XCTAssertEqual(String(decoding: sink.collected, as: UTF8.self),
+                       #"{"birthday": {"date": "2000-01-01T01:00:00.000+01:00", "stored": -31622400.0}, "never": {"date": "Infinity", "stored": "Infinity"}}"#)
+    }
+
+    /// Zones as the command line writes them, and a clear refusal of what is none.
+    func testTimeZonesReadAsTheCommandLineWritesThem() throws {
+        XCTAssertEqual(try DateStyle.zone(parsing: "UTC"), .utc)
+        XCTAssertEqual(try DateStyle.zone(parsing: "z"), .utc)
+        XCTAssertEqual(try DateStyle.zone(parsing: "+02:00"), .offset(7200))
+        XCTAssertEqual(try DateStyle.zone(parsing: "-0530"), .offset(-19_800))
+        XCTAssertEqual(try DateStyle.zone(parsing: "+2"), .offset(7200))
+        XCTAssertEqual(DateStyle.Zone.offset(-19_800).name, "-05:30")
+        for bad in ["Mars/Olympus", "+25:00", "+2:5", "", "+", "+123", "-00:60", "local time"] {
+            XCTAssertThrowsError(try DateStyle.zone(parsing: bad), bad) { error in
+                XCTAssertTrue("\(error)".contains("unknown time zone"), "\(error)")
+            }
+        }
     }
 
     /// Integers are written two digits at a time: every one must read as Swift writes it,

@@ -25,7 +25,45 @@ public struct FormatOption: ParsableArguments {
             transform: { try OutputFormat(parsing: $0) })
     public var format: OutputFormat?
 
+    @Option(name: .long, help: ArgumentHelp("Show dates in this zone: UTC (the default), local, an offset such as +02:00, or a name such as Europe/Berlin; always with its offset.",
+                                            valueName: "zone"),
+            transform: { try DateStyle.zone(parsing: $0) })
+    public var timeZone: DateStyle.Zone?
+
+    @Flag(name: .long, help: "Show each date's stored value beside it: seconds since 2001-01-01 UTC, what the store holds and a predicate compares with.")
+    public var storedDates = false
+
     public init() {}
+
+    /// `--time-zone -05:00` as `--time-zone=-05:00`: a value that starts with a dash would
+    /// otherwise be read as an option, and a zone west of UTC is written that way.
+    public static func joiningZoneOffsets(_ words: [String]) -> [String] {
+        var joined: [String] = []
+        var i = 0
+        while i < words.count {
+            if words[i] == "--time-zone", i + 1 < words.count, words[i + 1].hasPrefix("-"),
+               words[i + 1].dropFirst().first?.isNumber == true {
+                joined.append("--time-zone=" + words[i + 1])
+                i += 2
+            } else {
+                joined.append(words[i])
+                i += 1
+            }
+        }
+        return joined
+    }
+
+    /// Results on `sink` in the format and with the dates asked for, for a command that
+    /// runs outside a session (`diff`, `stores`, `profile`).
+    public func results(to sink: OutputSink) -> Results {
+        sink.dateStyle = dates()
+        return Results(format: format ?? .table, sink: sink)
+    }
+
+    /// The dates this command asks for, over the session's.
+    public func dates(over session: DateStyle = .utc) -> DateStyle {
+        DateStyle(zone: timeZone ?? session.zone, showsStored: storedDates || session.showsStored)
+    }
 }
 
 /// The commands a session understands, by name. Order is the order `help` lists them in.
@@ -99,7 +137,7 @@ public enum CommandTable {
         }
         do {
             // As a root, so that commands with subcommands (`context new …`) parse too.
-            guard let command = try type.parseAsRoot(Array(words.dropFirst())) as? any SessionCommand else {
+            guard let command = try type.parseAsRoot(FormatOption.joiningZoneOffsets(Array(words.dropFirst()))) as? any SessionCommand else {
                 // swift-argument-parser answers `context new --help` and `context help new`
                 // with its own help command: show the help of the subcommand named.
                 throw HelpRequest(text: helpText(type, arguments: Array(words.dropFirst())))

@@ -31,6 +31,9 @@ public final class OutputSink {
     public private(set) var overflowed = false
     /// Where `csvField(composedBy:)` composes a field.
     private var scratch: OutputSink?
+    /// How dates are written (`--time-zone`, `--stored-dates`): the command's, set for each
+    /// command by the session; UTC and ISO 8601 alone unless asked.
+    public var dateStyle = DateStyle.utc
     /// Where rows go as values rather than as text (see `ResultReceiver`).
     public weak var resultReceiver: ResultReceiver?
 
@@ -144,13 +147,29 @@ public final class OutputSink {
         count += digits
     }
 
-    /// A date as ISO 8601, formatted straight into the buffer; false, writing nothing,
-    /// for a value no calendar date fits.
-    func isoDate(_ referenceSeconds: Double) -> Bool {
-        reserve(OutputValue.isoDateMaxLength)
-        guard let n = OutputValue.writeISODate(referenceSeconds, to: storage + count) else { return false }
-        count += n
-        return true
+    /// A date as `dateStyle` shows it, formatted straight into the buffer: ISO 8601 (in
+    /// quotes for JSON), or the stored number for a value no calendar date fits. With the
+    /// stored value asked for, it follows in parentheses, or in JSON the date becomes
+    /// `{"date": "…", "stored": seconds}`.
+    func date(_ referenceSeconds: Double, json: Bool) {
+        let stored = dateStyle.showsStored
+        if json && stored { write(static: "{\"date\": ") }
+        reserve(OutputValue.isoDateMaxLength + 2)
+        if json { storage[count] = 34; count += 1 }
+        if let n = OutputValue.writeISODate(referenceSeconds, offset: dateStyle.offset(at: referenceSeconds), to: storage + count) {
+            count += n
+        } else {
+            write(OutputValue.formatReal(referenceSeconds))
+        }
+        if json { byte(34) }
+        guard stored else { return }
+        write(static: json ? ", \"stored\": " : " (")
+        if json && !referenceSeconds.isFinite {
+            JSON.string(OutputValue.formatReal(referenceSeconds), to: self)
+        } else {
+            OutputValue.withRealText(referenceSeconds) { bytes(UnsafeRawBufferPointer($0)) }
+        }
+        byte(json ? 125 : 41)
     }
 
     /// Bytes as they are.

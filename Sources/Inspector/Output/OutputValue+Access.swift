@@ -38,7 +38,7 @@ extension OutputValue {
     /// A table cell's text: object IDs short (`Person/p2`), the store being the one the table
     /// is about, where a whole `x-coredata://UUID/Person/p2` made columns hundreds wide; the
     /// other formats, for programs, keep the URI.
-    var cellText: String { shortened.text }
+    func cellText(_ dates: DateStyle) -> String { shortened.text(dates) }
 
     private var shortened: OutputValue {
         switch self {

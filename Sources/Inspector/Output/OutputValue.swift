@@ -32,31 +32,45 @@ public enum OutputValue: Sendable, Equatable {
 
     static let referenceDateOffset: Double = 978_307_200
 
-    /// ISO 8601 in UTC, with milliseconds only when the value has a fraction. Written by
-    /// hand: a formatter per value costs more than the rest of a fetch's row.
+    /// ISO 8601 in UTC, always with milliseconds. Written by hand: a formatter per value
+    /// costs more than the rest of a fetch's row.
     public static func isoDate(_ referenceSeconds: Double) -> String {
-        withISODate(referenceSeconds) { String(decoding: $0, as: UTF8.self) } ?? formatReal(referenceSeconds)
+        isoDate(referenceSeconds, .utc)
     }
 
-    /// The most bytes `writeISODate` writes: `-YYYYYY-MM-DDTHH:MM:SS.mmmZ` (a year of six
-    /// digits at most, for the values it accepts).
-    static let isoDateMaxLength = 27
-
-    /// Hands the ISO 8601 bytes of a date to `body` from a buffer on the stack, so output
-    /// can copy them without a String; nil for a value no calendar date fits.
-    static func withISODate<R>(_ referenceSeconds: Double, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
-        var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        return withUnsafeMutableBytes(of: &storage) { raw in
-            let out = raw.bindMemory(to: UInt8.self)
-            guard let base = out.baseAddress, let n = writeISODate(referenceSeconds, to: base) else { return nil }
-            return body(UnsafeBufferPointer(rebasing: out[..<n]))
+    /// A date as `style` shows it: ISO 8601 in its zone, and the stored value beside it when
+    /// it asks (`2024-01-10T22:49:18.948+01:00 (726702558.948)`); the stored value alone for
+    /// one no calendar date fits.
+    public static func isoDate(_ referenceSeconds: Double, _ style: DateStyle) -> String {
+        if !style.showsStored {
+            // On a buffer on the stack: a table shows its dates this way, one String a cell.
+            var storage: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+            return withUnsafeMutableBytes(of: &storage) { raw in
+                let out = raw.bindMemory(to: UInt8.self)
+                guard let base = out.baseAddress,
+                      let n = writeISODate(referenceSeconds, offset: style.offset(at: referenceSeconds), to: base) else {
+                    return formatReal(referenceSeconds)
+                }
+                return String(decoding: UnsafeBufferPointer(rebasing: out[..<n]), as: UTF8.self)
+            }
         }
+        let sink = OutputSink(collectingWithWidth: nil)
+        sink.dateStyle = style
+        sink.date(referenceSeconds, json: false)
+        sink.flush()
+        return String(decoding: sink.collected, as: UTF8.self)
     }
+
+    /// The most bytes `writeISODate` writes: `-YYYYYY-MM-DDTHH:MM:SS.mmm+HH:MM:SS` (a year
+    /// of six digits at most, for the values it accepts; an offset with seconds, as the time
+    /// zone database has for local mean time before a zone's standard time).
+    static let isoDateMaxLength = 35
 
     /// Writes the ISO 8601 bytes of a date at `out` (room for `isoDateMaxLength`) and
     /// returns how many; nil, writing nothing, for a value no calendar date fits. Output
-    /// writes a fetch's dates straight into its buffer this way, one per row.
-    static func writeISODate(_ referenceSeconds: Double, to out: UnsafeMutablePointer<UInt8>) -> Int? {
+    /// writes a fetch's dates straight into its buffer this way, one per row. `offset` is
+    /// the zone's seconds east of UTC at that date; nil is UTC, written `Z`.
+    static func writeISODate(_ referenceSeconds: Double, offset: Int? = nil, to out: UnsafeMutablePointer<UInt8>) -> Int? {
         guard referenceSeconds.isFinite, abs(referenceSeconds) < 1e13 else { return nil }
         // A whole number of seconds (the common case) needs no rounding: each rounding of a
         // Double is a call into libm on a baseline x86-64 build.
@@ -70,6 +84,7 @@ public enum OutputValue: Sendable, Equatable {
             millis = Int64(((unix - Double(seconds)) * 1000).rounded())
             if millis == 1000 { seconds += 1; millis = 0 }
         }
+        seconds += Int64(offset ?? 0)
         var days = seconds / 86_400
         var rest = seconds % 86_400
         if rest < 0 { rest += 86_400; days -= 1 }
@@ -111,8 +126,23 @@ public enum OutputValue: Sendable, Equatable {
         let ms = UInt32(truncatingIfNeeded: millis)
         p[0] = 46; p[1] = UInt8(truncatingIfNeeded: 48 + ms / 100); twoDigits(ms % 100, p + 2)
         p += 4
-        p[0] = 90
-        return p + 1 - out
+        guard let offset else {
+            p[0] = 90
+            return p + 1 - out
+        }
+        // `+HH:MM`, one width in a zone, so that its dates still sort as text; seconds only
+        // for an offset that has them.
+        let east = UInt32(truncatingIfNeeded: Swift.abs(offset))
+        p[0] = offset < 0 ? 45 : 43
+        twoDigits(east / 3600, p + 1); p[3] = 58
+        twoDigits(east / 60 % 60, p + 4)
+        p += 6
+        if east % 60 != 0 {
+            p[0] = 58
+            twoDigits(east % 60, p + 1)
+            p += 3
+        }
+        return p - out
     }
 
     /// "00" to "99", for writing two digits with one copy. Computed, so that reading it
@@ -201,15 +231,18 @@ public enum OutputValue: Sendable, Equatable {
         body(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// Plain text for table, CSV and line output.
-    public var text: String {
+    /// Plain text for table, CSV and line output, dates in UTC.
+    public var text: String { text(.utc) }
+
+    /// Plain text for table, CSV and line output, dates as `dates` shows them.
+    public func text(_ dates: DateStyle) -> String {
         switch self {
         case .null: return "NULL"
         case .bool(let b): return b ? "YES" : "NO"
         case .integer(let i): return String(i)
         case .real(let d): return OutputValue.formatReal(d)
         case .string(let s): return s
-        case .date(let d): return OutputValue.isoDate(d)
+        case .date(let d): return OutputValue.isoDate(d, dates)
         case .data(let bytes): return Data(bytes).base64EncodedString()
         case .objectID(let id): return id
         case .objectURI(let prefix, let key): return prefix + String(key)
@@ -217,6 +250,7 @@ public enum OutputValue: Sendable, Equatable {
         // Lists and objects as `writeText` writes them: one definition of their text.
         case .array, .object:
             let sink = OutputSink(collectingWithWidth: nil)
+            sink.dateStyle = dates
             writeText(to: sink)
             sink.flush()
             return String(decoding: sink.collected, as: UTF8.self)
@@ -234,8 +268,7 @@ public enum OutputValue: Sendable, Equatable {
         case .objectURI(let prefix, let key):
             sink.write(prefix)
             sink.integer(key)
-        case .date(let d):
-            if !sink.isoDate(d) { sink.write(OutputValue.formatReal(d)) }
+        case .date(let d): sink.date(d, json: false)
         case .uuid(let u): OutputValue.withUUIDText(u) { sink.bytes(UnsafeRawBufferPointer($0)) }
         case .json(let bytes): bytes.withUnsafeBytes { sink.bytes($0) }
         case .null: sink.write(static: "NULL")
@@ -276,7 +309,8 @@ public enum OutputValue: Sendable, Equatable {
         case .real(let d):
             if d.isFinite { writeText(to: sink) } else { JSON.string(OutputValue.formatReal(d), to: sink) }
         case .string(let s), .objectID(let s): JSON.string(s, to: sink)
-        case .date, .uuid:
+        case .date(let d): sink.date(d, json: true)
+        case .uuid:
             // Digits, dashes and letters only: the text needs no escaping.
             sink.byte(34)
             writeText(to: sink)

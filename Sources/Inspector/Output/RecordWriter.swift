@@ -10,14 +10,14 @@ enum RecordWriter {
             for (key, value) in pairs {
                 sink.csvField(key)
                 sink.byte(44)
-                sink.csvField(value.text)
+                sink.csvField(value.text(sink.dateStyle))
                 sink.byte(10)
             }
         case .line, .table:
             let width = pairs.map { $0.0.count }.max() ?? 0
             let separator = format == .line ? " = " : ": "
             for (key, value) in pairs {
-                sink.line(key.padding(toLength: width, withPad: " ", startingAt: 0) + separator + value.text)
+                sink.line(key.padding(toLength: width, withPad: " ", startingAt: 0) + separator + value.text(sink.dateStyle))
             }
         }
     }

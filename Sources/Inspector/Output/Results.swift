@@ -37,7 +37,7 @@ public struct Results {
     /// otherwise.
     public func scalar(_ name: String, _ value: OutputValue, text: String? = nil) {
         if let receiver = sink.resultReceiver { return receiver.receive(answer: .object([(name, value)])) }
-        sink.line(format == .json ? OutputValue.object([(name, value)]).jsonText : text ?? value.text)
+        sink.line(format == .json ? OutputValue.object([(name, value)]).jsonText : text ?? value.text(sink.dateStyle))
     }
 
     /// An answer with faces of its own (see `Report`).

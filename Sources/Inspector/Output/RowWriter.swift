@@ -149,9 +149,7 @@ public final class RowWriter {
     public func add(date: Double) {
         guard streams else { return add(.date(date)) }
         guard separate() else { return }
-        if format == .json { sink.byte(34) }
-        if !sink.isoDate(date) { sink.write(OutputValue.formatReal(date)) }
-        if format == .json { sink.byte(34) }
+        sink.date(date, json: format == .json)
         if format == .line { sink.byte(10) }
     }
 
@@ -240,7 +238,7 @@ public final class RowWriter {
                 pending.append(values)
                 if pending.count >= RowWriter.measuredRows { startTable() }
             } else {
-                writeTableRow(values.map(\.cellText))
+                writeTableRow(values.map { $0.cellText(sink.dateStyle) })
             }
         case .csv, .line: break  // streamed: never collected whole
         }
@@ -264,7 +262,7 @@ public final class RowWriter {
         var widths = columns.map { TextWidth.of($0) }
         for row in pending {
             for (i, value) in row.enumerated() where i < widths.count {
-                widths[i] = max(widths[i], TextWidth.of(TextWidth.singleLine(value.cellText)))
+                widths[i] = max(widths[i], TextWidth.of(TextWidth.singleLine(value.cellText(sink.dateStyle))))
             }
         }
         if let limit = sink.terminalWidth, !widths.isEmpty {
@@ -273,7 +271,7 @@ public final class RowWriter {
         self.widths = widths
         writeTableRow(columns, bold: sink.usesColor)
         writeTableRow(widths.map { String(repeating: "-", count: $0) })
-        for row in pending { writeTableRow(row.map(\.cellText)) }
+        for row in pending { writeTableRow(row.map { $0.cellText(sink.dateStyle) }) }
         pending = []
     }
 
@@ -338,7 +336,7 @@ enum CSV {
         case .real, .date, .uuid: value.writeText(to: sink)
         case .bool(let b): sink.write(b ? "YES" : "NO")
         case .array, .object: sink.csvField { value.writeText(to: $0) }
-        default: sink.csvField(value.text)
+        default: sink.csvField(value.text(sink.dateStyle))
         }
     }
 }

@@ -12,7 +12,7 @@ public struct Completer {
     }
 
     /// Session words that are not commands of the command table.
-    public static let builtins = ["help", "quit", "exit", "format", "sqldebug", "timer", "read"]
+    public static let builtins = ["help", "quit", "exit", "format", "dates", "sqldebug", "timer", "read"]
 
     /// Commands whose first argument is an entity name.
     static let entityCommands = Set(CommandTable.commands.filter { $0.traits.firstArgumentIsEntity }.map { $0._commandName })
@@ -50,6 +50,7 @@ public struct Completer {
         case "format": return OutputFormat.allCases.map(\.rawValue)
         case "sqldebug": return (0...4).map(String.init)
         case "timer": return ["on", "off"]
+        case "dates": return ["UTC", "local", "stored", "plain"]
         case "context":
             if words.count == 1 { return ["new", "use", "list", "drop", "set"] }
             if words.count == 2, ["use", "drop", "set"].contains(words[1]) { return contextNames }

@@ -50,6 +50,8 @@ public final class Interpreter {
         case "format":
             guard words.count == 2 else { throw CommandError.usage("usage: format table|json|csv|line") }
             session.format = try OutputFormat(parsing: words[1])
+        case "dates":
+            try setDates(words.dropFirst())
         default:
             let start = DispatchTime.now().uptimeNanoseconds
             defer {
@@ -108,12 +110,33 @@ extension Interpreter {
     }
 }
 
+extension Interpreter {
+    /// `dates [ZONE] [stored|plain]`: shows or sets how the commands that follow show dates.
+    func setDates(_ arguments: ArraySlice<String>) throws {
+        guard !arguments.isEmpty else {
+            session.output.line("dates \(session.dates.zone.name) \(session.dates.showsStored ? "stored" : "plain")")
+            return
+        }
+        guard arguments.count <= 2 else { throw CommandError.usage("usage: dates [ZONE] [stored|plain]") }
+        var dates = session.dates
+        for word in arguments {
+            switch word.lowercased() {
+            case "stored": dates.showsStored = true
+            case "plain": dates.showsStored = false
+            default: dates.zone = try DateStyle.zone(parsing: word)
+            }
+        }
+        session.dates = dates
+    }
+}
+
 /// `help` and `help COMMAND`, from the same declarations the parser uses.
 public enum Help {
     public static let sessionCommands: [(String, String)] = [
         ("format F", "Set the output format: table, json, csv or line."),
         ("help [COMMAND]", "List the commands, or show one command's options."),
         ("read FILE", "Run the commands in FILE, stopping at the first that fails."),
+        ("dates [ZONE] [stored|plain]", "Show dates in ZONE (UTC, local, +02:00, Europe/Berlin), with or without the stored seconds beside them."),
         ("timer on|off", "Print each command's run time after its output."),
         ("sqldebug [N]", "Show or set the SQL debug level, 0 (off) to 4, as -com.apple.CoreData.SQLDebug N."),
         ("quit", "Leave the session (Ctrl-D too)."),

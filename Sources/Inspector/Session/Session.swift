@@ -7,6 +7,9 @@ import ManagedStore
 public final class Session {
     public let store: PersistentStore
     public var format: OutputFormat
+    /// How the session shows dates (`dates` in a session); a command's `--time-zone` and
+    /// `--stored-dates` override it for that command.
+    public var dates = DateStyle.utc
     public let output: OutputSink
     /// Warnings for stderr (`cdinspect: warning: …`).
     public let warn: (String) -> Void
@@ -71,6 +74,7 @@ public final class Session {
     /// Runs one parsed command; output is flushed when it returns, whatever happened.
     public func run(_ command: SessionCommand) throws {
         Cancellation.commandStarted()
+        output.dateStyle = dates
         defer {
             Cancellation.commandEnded()
             output.flush()
@@ -90,7 +94,14 @@ public final class Session {
     /// Where a command's answer goes, in the format its `--format` asks for or the
     /// session's: the command hands over what it found and never reads the format itself.
     public func results(_ option: FormatOption) -> Results {
-        Results(format: option.format ?? format, sink: output)
+        output.dateStyle = option.dates(over: dates)
+        return Results(format: option.format ?? format, sink: output)
+    }
+
+    /// Results in `format`, or the session's, with the session's dates: for a command whose
+    /// `--format` takes more than the output formats (`model graph`).
+    public func results(format: OutputFormat?) -> Results {
+        Results(format: format ?? self.format, sink: output)
     }
 
     /// Results in the session's format, for a command whose `--format` names something

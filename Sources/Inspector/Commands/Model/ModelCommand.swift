@@ -50,12 +50,8 @@ public struct ModelCommand: SessionCommand {
     public init() {}
 
     /// The output format of the views other than graph.
-    var output: FormatOption {
-        get throws {
-            var option = FormatOption()
-            option.format = try format.map { try OutputFormat(parsing: $0) }
-            return option
-        }
+    var output: OutputFormat? {
+        get throws { try format.map { try OutputFormat(parsing: $0) } }
     }
 
     public func run(in session: Session) throws {
@@ -95,9 +91,7 @@ public struct ModelCommand: SessionCommand {
         case "svg": session.output.write(try Graphviz.svg(diagram.dot()))
         case "json":
             let hashes = EntityHashComparison.compare(session.store.model, with: session.store.metadata)
-            var json = FormatOption()
-            json.format = .json
-            session.results(json).report(Report(value: { ModelGraphAnswer.value(diagram, hashes: hashes) }, people: { [] }))
+            session.results(format: .json).report(Report(value: { ModelGraphAnswer.value(diagram, hashes: hashes) }, people: { [] }))
         case let other: throw CommandError.usage("model graph draws mermaid, dot or svg, or gives json, not '\(other)'")
         }
         session.output.flush()
@@ -148,7 +142,7 @@ public struct ModelCommand: SessionCommand {
         let hashes = EntityHashComparison.compare(newModel, with: session.store.metadata)
         let store = session.store
         let table: [ReportPart] = diff.changes.isEmpty ? [] : [.rows(columns, diff.changes.map(values))]
-        session.results(try output).report(Report(value: {
+        session.results(format: try output).report(Report(value: {
             let changes = OutputValue.array(diff.changes.map { .object(Array(zip(columns, values($0)))) })
             let rows = OutputValue.array(rejected.map { .object(Array(zip(DoctorReport.findingColumns, DoctorReport.values($0, store: store, short: false)))) })
             return .object([("equivalent", .bool(diff.isEquivalent)), ("migration", .string(Self.migrationText(diff.migration))),
@@ -172,7 +166,7 @@ public struct ModelCommand: SessionCommand {
     private func hashes(session: Session) throws {
         let store = session.store
         let comparisons = EntityHashComparison.compare(store.model, with: store.metadata)
-        let results = session.results(try output)
+        let results = session.results(format: try output)
         let writer = results.rows(["entity", "computed", "stored", "match"])
         for c in comparisons {
             writer.row([.string(c.entity), c.computed.map { .string(Self.hex($0)) } ?? .null,
@@ -233,7 +227,7 @@ public struct ModelCommand: SessionCommand {
         let store = session.store
         let entities = try entity.map { [try store.entity($0)] }
         let census = try store.read { try ArchivedClassCensus(store: store, entities: entities, $0) }
-        let writer = session.results(try output).rows(["entity", "attribute", "transformer", "class", "rows"])
+        let writer = session.results(format: try output).rows(["entity", "attribute", "transformer", "class", "rows"])
         for line in census.lines {
             writer.row([.string(line.entityName), .string(line.attributeName), line.transformerName.map(OutputValue.string) ?? .null,
                         .string(Self.contentText(line.content)), .integer(Int64(line.rows))])
