@@ -65,6 +65,65 @@ final class ModelIndexFormsTests: XCTestCase {
         XCTAssertTrue(diff.stdout.contains("The models are equivalent."), diff.stdout)
     }
 
+    /// A model Xcode saved, with a fetch index over one attribute: Xcode's compiler marks the
+    /// attribute indexed, and Core Data makes a fetch index of that too, named after the
+    /// attribute. The model is DuckDuckGo's BookmarksModel 2 (BrowserServicesKit, Apache 2.0),
+    /// its entity cut to the indexed attributes and a to-one; the SQL is Core Data's, from its
+    /// `Bookmarks_V2.sqlite` (framework 1251), which has `Z_BookmarkEntity_uuid` and
+    /// `Z_BookmarkEntity_url` beside the model's `byUUID` and `byURL`. A fetch index over a
+    /// to-one makes no second index (Screen Time's `byUser`), nor one over two attributes
+    /// (Bookmarks 3's `byUUID` over `uuid` and `isPendingDeletion`); a model this project
+    /// wrote lists every index it has, so nothing is added to it.
+    func testAOneAttributeFetchIndexInAnXcodeModelIndexesTheAttributeToo() throws {
+        let xcode = """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="21513" systemVersion="22D49" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">
+                <entity name="BookmarkEntity" representedClassName="BookmarkEntity" syncable="YES">
+                    <attribute name="isPendingDeletion" optional="YES" attributeType="Boolean" usesScalarValueType="YES"/>
+                    <attribute name="url" optional="YES" attributeType="String" versionHashModifier="2"/>
+                    <attribute name="uuid" attributeType="String" versionHashModifier="2"/>
+                    <relationship name="parent" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="BookmarkEntity"/>
+                    <fetchIndex name="byUUID">
+                        <fetchIndexElement property="uuid" type="Binary" order="ascending"/>
+                    </fetchIndex>
+                    <fetchIndex name="byURL">
+                        <fetchIndexElement property="url" type="Binary" order="ascending"/>
+                    </fetchIndex>
+                    <fetchIndex name="byParent">
+                        <fetchIndexElement property="parent" type="Binary" order="ascending"/>
+                    </fetchIndex>
+                    <fetchIndex name="byPending">
+                        <fetchIndexElement property="uuid" type="Binary" order="ascending"/>
+                        <fetchIndexElement property="isPendingDeletion" type="Binary" order="ascending"/>
+                    </fetchIndex>
+                </entity>
+            </model>
+            """
+        let contents = folder.appendingPathComponent("Bookmarks.xcdatamodel")
+        try FileManager.default.createDirectory(at: contents, withIntermediateDirectories: true)
+        try xcode.write(to: contents.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        let created = folder.appendingPathComponent("created.sqlite").path
+        let made = try CLI.run(["create", created, "--model", contents.path])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let indexes = try SQLiteShell.read(created, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ZBOOKMARKENTITY' ORDER BY name")
+        XCTAssertEqual(indexes.split(separator: "\n").map(String.init),
+                       ["ZBOOKMARKENTITY_ZPARENT_INDEX", "Z_BookmarkEntity_byPending", "Z_BookmarkEntity_byURL", "Z_BookmarkEntity_byUUID",
+                        "Z_BookmarkEntity_url", "Z_BookmarkEntity_uuid"])
+        XCTAssertEqual(try SQLiteShell.read(created, "SELECT sql FROM sqlite_master WHERE name IN ('Z_BookmarkEntity_uuid', 'Z_BookmarkEntity_url') ORDER BY name"),
+                       ["CREATE INDEX Z_BookmarkEntity_url ON ZBOOKMARKENTITY (ZURL COLLATE BINARY ASC)",
+                        "CREATE INDEX Z_BookmarkEntity_uuid ON ZBOOKMARKENTITY (ZUUID COLLATE BINARY ASC)"].joined(separator: "\n"))
+        // The cache and the file are one model; and the model as this project writes it,
+        // created again, makes the same indexes and no more.
+        let diff = try CLI.run(["model", created, "diff", contents.path])
+        XCTAssertTrue(diff.stdout.contains("The models are equivalent."), diff.stdout)
+        let exported = folder.appendingPathComponent("exported")
+        XCTAssertEqual(try CLI.run(["model", created, "export", exported.path]).status, 0)
+        let written = try XCTUnwrap(FileManager.default.enumerator(atPath: exported.path)?.compactMap { $0 as? String }.first { $0.hasSuffix(".xcdatamodel") })
+        let again = folder.appendingPathComponent("again.sqlite").path
+        XCTAssertEqual(try CLI.run(["create", again, "--model", exported.appendingPathComponent(written).path]).status, 0)
+        XCTAssertEqual(try SQLiteShell.read(again, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ZBOOKMARKENTITY' ORDER BY name"), indexes)
+    }
+
     /// A model whose file already names its fetch indexes keeps those names: knowledgeC's
     /// cache holds `byNameIndex` and `compoundIndex`, and its store `Z_CustomMetadata_…` of
     /// them; `create` from that model makes the same two, to the letter.

@@ -99,6 +99,10 @@ public enum XcdatamodelReader {
         var sawModel = false
         /// `userDefinedModelVersionIdentifier`: what Core Data writes into a store's metadata.
         var versionIdentifier: String?
+        /// The file was saved by Xcode's model editor (`lastSavedToolsVersion`), whose compiler
+        /// marks the attribute of a one-attribute fetch index as indexed (see `end`); a model
+        /// this project writes (`ModelXMLWriter`) lists every index it has instead.
+        private var savedByXcode = false
         private var current: EntityDescription?
         private var fetched: FetchedPropertyDescription?
         /// `<compositeAttribute name=…>` definitions at model level, by name.
@@ -113,6 +117,29 @@ public enum XcdatamodelReader {
         private var indexedAttributes: [FetchIndexDescription] = []
         private var compoundIndexes: [FetchIndexDescription] = []
 
+        /// The fetch indexes Core Data makes of the attributes Xcode's compiler marks indexed:
+        /// the attribute of each fetch index over that one attribute, named after it. In every
+        /// compiled Xcode model seen, such an attribute is `NSIsIndexed` in the store's cache,
+        /// beside a fetch index of its own name, and the store has both indexes: DuckDuckGo's
+        /// Bookmarks (`byUUID` → `Z_BookmarkEntity_uuid` and `Z_BookmarkEntity_byUUID`, frameworks
+        /// 1251 to 1333) and SyncMetadata (1338), Screen Time's `byIdentifier`, `byDSID`,
+        /// `byBundleIdentifier`, `byStartDate` (1044). Not over a to-one (Screen Time's `byUser`),
+        /// whose key has its index already; not where the entity has an index of that name.
+        static func attributeIndexes(of entity: EntityDescription, besides older: [FetchIndexDescription]) -> [FetchIndexDescription] {
+            let attributes = Set(entity.properties.compactMap { property -> String? in
+                if case .attribute(let a) = property { return a.name }
+                return nil
+            })
+            var names = Set((entity.fetchIndexes + older).map(\.name))
+            var made: [FetchIndexDescription] = []
+            for index in entity.fetchIndexes where index.elements.count == 1 {
+                let element = index.elements[0]
+                guard !element.isRTree, attributes.contains(element.propertyName), names.insert(element.propertyName).inserted else { continue }
+                made.append(FetchIndexDescription(name: element.propertyName, elements: [.init(propertyName: element.propertyName)]))
+            }
+            return made
+        }
+
         /// `elementID`, where it names something other than the element itself: one equal to
         /// the name says nothing (Core Data's cache holds the name when there is none; Wire's
         /// `messages` has `elementID="messages"`), and reads as none, as the cache reader does.
@@ -126,6 +153,7 @@ public enum XcdatamodelReader {
             case "model":
                 sawModel = true
                 versionIdentifier = a["userDefinedModelVersionIdentifier"]
+                savedByXcode = a["lastSavedToolsVersion"] != nil
             case "entity":
                 indexedAttributes = []
                 compoundIndexes = []
@@ -219,7 +247,8 @@ public enum XcdatamodelReader {
                     entity.properties.sort { $0.name < $1.name }
                     // Core Data's cache lists the indexes made of the older forms first, the
                     // attributes' in name order, then the compound ones (Wire's 2.101.0 cache).
-                    entity.fetchIndexes = indexedAttributes.sorted { $0.name < $1.name } + compoundIndexes + entity.fetchIndexes
+                    entity.fetchIndexes = indexedAttributes.sorted { $0.name < $1.name } + compoundIndexes
+                        + (savedByXcode ? Self.attributeIndexes(of: entity, besides: indexedAttributes + compoundIndexes) : []) + entity.fetchIndexes
                     entities.append(entity)
                 }
                 current = nil
