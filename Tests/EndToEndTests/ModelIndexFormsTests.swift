@@ -65,15 +65,17 @@ final class ModelIndexFormsTests: XCTestCase {
         XCTAssertTrue(diff.stdout.contains("The models are equivalent."), diff.stdout)
     }
 
-    /// A model Xcode saved, with a fetch index over one attribute: Xcode's compiler marks the
-    /// attribute indexed, and Core Data makes a fetch index of that too, named after the
-    /// attribute. The model is DuckDuckGo's BookmarksModel 2 (BrowserServicesKit, Apache 2.0),
-    /// its entity cut to the indexed attributes and a to-one; the SQL is Core Data's, from its
-    /// `Bookmarks_V2.sqlite` (framework 1251), which has `Z_BookmarkEntity_uuid` and
-    /// `Z_BookmarkEntity_url` beside the model's `byUUID` and `byURL`. A fetch index over a
-    /// to-one makes no second index (Screen Time's `byUser`), nor one over two attributes
-    /// (Bookmarks 3's `byUUID` over `uuid` and `isPendingDeletion`); a model this project
-    /// wrote lists every index it has, so nothing is added to it.
+    /// A model Xcode saved, with a fetch index `by<Attribute>` over that one attribute: Core
+    /// Data makes a second fetch index beside it, named after the attribute. The model is
+    /// DuckDuckGo's BookmarksModel 2 (BrowserServicesKit, Apache 2.0), its entity cut to the
+    /// indexed attributes and a to-one, and its HTTPSUpgrade 3's entity; the SQL is Core
+    /// Data's, from `Bookmarks_V2.sqlite` (framework 1251), which has `Z_BookmarkEntity_uuid`
+    /// and `Z_BookmarkEntity_url` beside the model's `byUUID` and `byURL`, and from the iOS
+    /// app's `AppRatingPrompt_v1` store (1338), which has `Z_HTTPSExcludedDomain_domainIndex`
+    /// alone. A fetch index over a to-one makes no second index (Screen Time's `byUser`),
+    /// nor one over two attributes (Bookmarks 3's `byUUID` over `uuid` and
+    /// `isPendingDeletion`); a model this project wrote lists every index it has, so nothing
+    /// is added to it.
     func testAOneAttributeFetchIndexInAnXcodeModelIndexesTheAttributeToo() throws {
         let xcode = """
             <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
@@ -97,6 +99,12 @@ final class ModelIndexFormsTests: XCTestCase {
                         <fetchIndexElement property="isPendingDeletion" type="Binary" order="ascending"/>
                     </fetchIndex>
                 </entity>
+                <entity name="HTTPSExcludedDomain" representedClassName="HTTPSExcludedDomain" elementID="HTTPSWhitelistedDomain" syncable="YES">
+                    <attribute name="domain" optional="YES" attributeType="String"/>
+                    <fetchIndex name="domainIndex">
+                        <fetchIndexElement property="domain" type="Binary" order="ascending"/>
+                    </fetchIndex>
+                </entity>
             </model>
             """
         let contents = folder.appendingPathComponent("Bookmarks.xcdatamodel")
@@ -112,6 +120,8 @@ final class ModelIndexFormsTests: XCTestCase {
         XCTAssertEqual(try SQLiteShell.read(created, "SELECT sql FROM sqlite_master WHERE name IN ('Z_BookmarkEntity_uuid', 'Z_BookmarkEntity_url') ORDER BY name"),
                        ["CREATE INDEX Z_BookmarkEntity_url ON ZBOOKMARKENTITY (ZURL COLLATE BINARY ASC)",
                         "CREATE INDEX Z_BookmarkEntity_uuid ON ZBOOKMARKENTITY (ZUUID COLLATE BINARY ASC)"].joined(separator: "\n"))
+        XCTAssertEqual(try SQLiteShell.read(created, "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ZHTTPSEXCLUDEDDOMAIN'"),
+                       "CREATE INDEX Z_HTTPSExcludedDomain_domainIndex ON ZHTTPSEXCLUDEDDOMAIN (ZDOMAIN COLLATE BINARY ASC)")
         // The cache and the file are one model; and the model as this project writes it,
         // created again, makes the same indexes and no more.
         let diff = try CLI.run(["model", created, "diff", contents.path])

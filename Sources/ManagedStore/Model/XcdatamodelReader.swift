@@ -99,9 +99,9 @@ public enum XcdatamodelReader {
         var sawModel = false
         /// `userDefinedModelVersionIdentifier`: what Core Data writes into a store's metadata.
         var versionIdentifier: String?
-        /// The file was saved by Xcode's model editor (`lastSavedToolsVersion`), whose compiler
-        /// marks the attribute of a one-attribute fetch index as indexed (see `end`); a model
-        /// this project writes (`ModelXMLWriter`) lists every index it has instead.
+        /// The file was saved by Xcode's model editor (`lastSavedToolsVersion`), whose compiled
+        /// models gain an index beside some fetch indexes (`attributeIndexes`); a model this
+        /// project writes (`ModelXMLWriter`) lists every index it has instead.
         private var savedByXcode = false
         private var current: EntityDescription?
         private var fetched: FetchedPropertyDescription?
@@ -117,14 +117,16 @@ public enum XcdatamodelReader {
         private var indexedAttributes: [FetchIndexDescription] = []
         private var compoundIndexes: [FetchIndexDescription] = []
 
-        /// The fetch indexes Core Data makes of the attributes Xcode's compiler marks indexed:
-        /// the attribute of each fetch index over that one attribute, named after it. In every
-        /// compiled Xcode model seen, such an attribute is `NSIsIndexed` in the store's cache,
-        /// beside a fetch index of its own name, and the store has both indexes: DuckDuckGo's
-        /// Bookmarks (`byUUID` → `Z_BookmarkEntity_uuid` and `Z_BookmarkEntity_byUUID`, frameworks
-        /// 1251 to 1333) and SyncMetadata (1338), Screen Time's `byIdentifier`, `byDSID`,
-        /// `byBundleIdentifier`, `byStartDate` (1044). Not over a to-one (Screen Time's `byUser`),
-        /// whose key has its index already; not where the entity has an index of that name.
+        /// The fetch indexes Core Data makes beside a fetch index over one attribute named
+        /// `by<Attribute>` (any case): a second one named after the attribute. Observed, the
+        /// mechanism unknown: the attribute of every one-attribute fetch index is `NSIsIndexed`
+        /// in the caches seen, but only these gain the second index, in the cache and in the
+        /// store: DuckDuckGo's Bookmarks (`byUUID` → `Z_BookmarkEntity_uuid` beside
+        /// `Z_BookmarkEntity_byUUID`, frameworks 1251 to 1333) and SyncMetadata (1338), Screen
+        /// Time's `byIdentifier`, `byDSID`, `byBundleIdentifier`, `byStartDate` (1044); not
+        /// DuckDuckGo's `domainIndex` (1338) nor knowledgeC's `byNameIndex` (851). Not over a
+        /// to-one (Screen Time's `byUser`), whose key has its index already; not where the
+        /// entity has an index of that name.
         static func attributeIndexes(of entity: EntityDescription, besides older: [FetchIndexDescription]) -> [FetchIndexDescription] {
             let attributes = Set(entity.properties.compactMap { property -> String? in
                 if case .attribute(let a) = property { return a.name }
@@ -134,7 +136,9 @@ public enum XcdatamodelReader {
             var made: [FetchIndexDescription] = []
             for index in entity.fetchIndexes where index.elements.count == 1 {
                 let element = index.elements[0]
-                guard !element.isRTree, attributes.contains(element.propertyName), names.insert(element.propertyName).inserted else { continue }
+                guard !element.isRTree, attributes.contains(element.propertyName),
+                      index.name.lowercased() == "by" + element.propertyName.lowercased(),
+                      names.insert(element.propertyName).inserted else { continue }
                 made.append(FetchIndexDescription(name: element.propertyName, elements: [.init(propertyName: element.propertyName)]))
             }
             return made
