@@ -479,6 +479,46 @@ public enum StoreCreator {
     }
 }
 
+extension StoreCreator {
+    /// A join table between two relationships of one entity, whose name this layout may not
+    /// share with Core Data's (`JoinTable.namedBy`): Core Data names it after one of the two
+    /// by an order the model does not fix. Wire's UserClient has both `Z_25TRUSTEDCLIENTS` and,
+    /// from 2.96.0 on, `Z_25TRUSTEDBYCLIENTS` for one pair; its `ignoredClients` pair kept its
+    /// name across the same versions.
+    public struct UncertainJoinTable: Sendable, Equatable, CustomStringConvertible {
+        public let entity: String
+        /// The relationship that names the table here, and the other one.
+        public let namedAfter: String
+        public let other: String
+        public let table: String
+        public let otherName: String
+
+        public var description: String {
+            "the join table of \(entity).\(namedAfter) and its inverse \(other) is \(table) here; Core Data names such a table "
+                + "after either relationship, by an order the model does not fix, so its store may have \(otherName) instead"
+        }
+    }
+
+    /// The join tables of `model` between two relationships of one entity (not a relationship
+    /// that is its own inverse), in the order of their names.
+    public static func uncertainJoinTables(_ model: ManagedObjectModel) -> [UncertainJoinTable] {
+        let ids = ColumnNaming.entityIDs(model)
+        var found: [UncertainJoinTable] = []
+        for entity in model.entities.sorted(by: { $0.name < $1.name }) {
+            for case .relationship(let r) in entity.properties where !r.isTransient && r.isToMany {
+                guard r.destinationEntityName == entity.name, let inverseName = r.inverseName, inverseName != r.name,
+                      case .relationship(let inverse)? = entity.properties.first(where: { $0.name == inverseName }),
+                      inverse.isToMany, !inverse.isTransient,
+                      JoinTable.namedBy((entity.name, r.name), (entity.name, inverse.name)),
+                      let id = ids[entity.name] else { continue }
+                found.append(UncertainJoinTable(entity: entity.name, namedAfter: r.name, other: inverse.name,
+                                                table: "Z_\(id)\(r.name.uppercased())", otherName: "Z_\(id)\(inverse.name.uppercased())"))
+            }
+        }
+        return found
+    }
+}
+
 /// A many-to-many relationship's join table: the side that names it (`Z_<id><R>`), its
 /// inverse, and the number of the entity the relationship leads to (its column's).
 struct JoinTable {
