@@ -158,9 +158,43 @@ def classify_ours(kind, fact, genuine):
     return None
 
 
-def compare(genuine, ours):
+def warned_join_tables(stderr):
+    """The join tables `create` or `migrate` said Core Data may name after the other
+    relationship: (the name here, the other name)."""
+    return re.findall(r"is (Z_\d+[A-Z0-9_]+) here; Core Data names such a table after either relationship, "
+                      r"by an order the model does not fix, so its store may have (Z_\d+[A-Z0-9_]+) instead", stderr)
+
+
+def canonical(facts, swaps):
+    """Facts about a warned join table, with the table's name taken out: its columns, and
+    its index by the columns it covers, whichever of its two names it has."""
+    out = set()
+    for kind, fact in facts:
+        for here, other in swaps:
+            pair = "join table %s|%s" % (here, other)
+            if kind == "column" and fact.split(".")[0] in (here, other):
+                fact = pair + "." + fact.split(".", 1)[1]
+                kind = "warned"
+            elif kind == "index":
+                on = re.search(r' ON ("?)([^ "]+)\1 \((.*)\)$', fact)
+                if on and on.group(2) in (here, other):
+                    fact = pair + " index over " + ",".join(sorted(c.strip() for c in bare(on.group(3)).split(",")))
+                    kind = "warned"
+        out.add((kind, fact))
+    return out
+
+
+def compare(genuine, ours, swaps=()):
     g, o = schema(genuine), schema(ours)
     explained, unexplained = {}, []
+    # Only where Core Data's store has the other name and ours the warned one.
+    swaps = [(here, other) for here, other in swaps
+             if any(k == "column" and f.startswith(other + ".") for k, f in g) and any(k == "column" and f.startswith(here + ".") for k, f in o)]
+    if swaps:
+        named = len(g - o)
+        g, o = canonical(g, swaps), canonical(o, swaps)
+        if len(g - o) < named:
+            explained["join table Core Data named after the other relationship, as cdinspect warned it might"] = named - len(g - o)
     for only, reason, other, owner in [(g - o, classify, o, "Core Data's store has "), (o - g, classify_ours, g, "ours has ")]:
         for kind, fact in sorted(only):
             why = reason(kind, fact, other)
@@ -171,10 +205,10 @@ def compare(genuine, ours):
     return explained, unexplained
 
 
-def against(genuine, ours, drifted):
+def against(genuine, ours, drifted, swaps=()):
     """Core Data's store against ours: the schema compared, and the version hashes, which differ
     only where the model file was edited after the store was made."""
-    explained, unexplained = compare(genuine, ours)
+    explained, unexplained = compare(genuine, ours, swaps)
     if stored_hashes(ours) != stored_hashes(genuine):
         if drifted:
             explained["version hashes differ: the model file was edited after this store was made (model diff lists how)"] = 1
@@ -253,7 +287,7 @@ def main():
             lines.append("create refused: " + run.stderr.strip())
             failures += 1
         else:
-            explained, unexplained = against(store, created, drifted=bool(changed))
+            explained, unexplained = against(store, created, drifted=bool(changed), swaps=warned_join_tables(run.stderr))
             totals["create"][0 if not unexplained else 1] += 1
             failures += bool(unexplained)
             lines.append("create: " + summary(explained, unexplained))
@@ -266,7 +300,7 @@ def main():
             if run.returncode != 0:
                 lines.append("migrate %s → %s refused: %s" % (previous[1], version, run.stderr.strip()))
             else:
-                explained, unexplained = against(store, migrated, drifted=bool(changed))
+                explained, unexplained = against(store, migrated, drifted=bool(changed), swaps=warned_join_tables(run.stderr))
                 new_errors = doctor_errors(migrated) - doctor_errors(previous[0])
                 totals["migrate"][0 if not unexplained and not new_errors else 1] += 1
                 failures += bool(unexplained) + bool(new_errors)
