@@ -202,6 +202,57 @@ final class MigrateTests: XCTestCase {
         XCTAssertEqual(try SQLiteShell.read(source, "SELECT Z_PK, ZTITLE FROM ZBOOK ORDER BY 1"), try SQLiteShell.read(book1, "SELECT Z_PK, ZTITLE FROM ZBOOK ORDER BY 1"))
     }
 
+    /// An index the new model still wants keeps the name and SQL the store has, as Core Data's
+    /// in-place migration keeps it: Wire's stores carry `ZUSER_ZNORMALIZEDNAME_INDEX ON ZUSER
+    /// (ZNORMALIZEDNAME)` (the name before framework 847) through every later migration, where
+    /// a new store of the same model has `Z_User_normalizedName`. An index the new model does
+    /// not want is not carried, and one it adds gets the layout's name.
+    func testAnIndexTheNewModelStillWantsKeepsItsNameInTheStore() throws {
+        let folder = try Fixtures.temporaryDirectory(self)
+        func model(_ name: String, _ attributes: String) throws -> String {
+            let url = folder.appendingPathComponent(name + ".xcdatamodel")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            try Data("""
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="User" representedClassName="ZMUser">
+                \(attributes)
+                </entity>
+                </model>
+                """.utf8).write(to: url.appendingPathComponent("contents"))
+            return url.path
+        }
+        let before = try model("Before", """
+            <attribute name="name" optional="YES" attributeType="String"/>
+            <attribute name="nickname" optional="YES" attributeType="String"/>
+            <attribute name="normalizedName" optional="YES" attributeType="String" indexed="YES"/>
+            """)
+        let after = try model("After", """
+            <attribute name="handle" optional="YES" attributeType="String" indexed="YES"/>
+            <attribute name="name" optional="YES" attributeType="String"/>
+            <attribute name="normalizedName" optional="YES" attributeType="String" indexed="YES"/>
+            """)
+        let store = folder.appendingPathComponent("Users.sqlite").path
+        XCTAssertEqual(try CLI.run(["create", store, "--model", before]).status, 0)
+        try SQLiteShell.run(store, """
+            DROP INDEX Z_User_normalizedName;
+            CREATE INDEX ZUSER_ZNORMALIZEDNAME_INDEX ON ZUSER (ZNORMALIZEDNAME);
+            CREATE INDEX ZUSER_ZNAME_INDEX ON ZUSER (ZNAME);
+            INSERT INTO ZUSER (Z_PK, Z_ENT, Z_OPT, ZNAME, ZNICKNAME, ZNORMALIZEDNAME) VALUES (1, 1, 1, 'Ada', 'ada', 'ada');
+            """)
+        let out = folder.appendingPathComponent("Migrated.sqlite").path
+        let run = try CLI.run(["migrate", store, "--model", after, "--to", out])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try SQLiteShell.read(out, "SELECT name || ': ' || sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ZUSER' ORDER BY name"), [
+            "ZUSER_ZNORMALIZEDNAME_INDEX: CREATE INDEX ZUSER_ZNORMALIZEDNAME_INDEX ON ZUSER (ZNORMALIZEDNAME)",
+            "Z_User_handle: CREATE INDEX Z_User_handle ON ZUSER (ZHANDLE COLLATE BINARY ASC)",
+        ].joined(separator: "\n"))
+        XCTAssertEqual(try SQLiteShell.read(out, "SELECT ZNAME, ZNORMALIZEDNAME FROM ZUSER"), "Ada|ada")
+        // Nothing to migrate against the new model, and the index serves its fetches.
+        XCTAssertTrue(try CLI.run(["model", out, "diff", after]).stdout.contains("The models are equivalent."))
+        XCTAssertTrue(try CLI.run(["explain", out, "User", "--where", "normalizedName == 'ada'", "--plan"]).stdout.contains("ZUSER_ZNORMALIZEDNAME_INDEX"))
+    }
+
     /// The example store and a changed model: an attribute renamed by renaming identifier,
     /// one made required without a default while rows hold NULL, a new entity. The dry run
     /// names each step, the refusal with its rows, and writes nothing.

@@ -47,6 +47,11 @@ public enum StoreCreator {
         /// The new store starts as a page-for-page copy of the source (SQLite's backup API)
         /// that `fill` alters, instead of the model's empty layout that `fill` fills.
         var startsAsCopy = false
+
+        /// The framework version of the Core Data that wrote the source (its metadata's).
+        var sourceFrameworkVersion: Int64? {
+            metadataBase.first { $0.key == .string("NSPersistenceFrameworkVersion") }?.value.integerValue
+        }
     }
 
     static func create(at path: String, model: ManagedObjectModel, options: Options, disk: Disk, filling: Filling?) throws {
@@ -115,7 +120,8 @@ public enum StoreCreator {
                 if options.persistentHistory { try createHistoryTables(db, model: model) }
                 try writeBookkeeping(db, model: model, options: options, metadataBase: filling?.metadataBase)
                 try filling?.fill(db)
-                for statement in afterRows { try db.execute(sql: statement) }
+                let kept = try filling.map { try KeptIndexes.statements(afterRows, db: db, sourceFrameworkVersion: $0.sourceFrameworkVersion) } ?? afterRows
+                for statement in kept { try db.execute(sql: statement) }
                 return .commit
             }
             if filling != nil { try db.execute(sql: "DETACH DATABASE src") }

@@ -1,0 +1,79 @@
+import GRDB
+
+/// The indexes a migrated store keeps from its source. Core Data migrates a store in place, and
+/// an index the new model still wants stays as the store has it, under its old name and SQL:
+/// Wire's stores (framework 847 to 1145) keep `ZUSER_ZNORMALIZEDNAME_INDEX ON ZUSER
+/// (ZNORMALIZEDNAME)`, the name Core Data gave `indexed="YES"` before 847, through every later
+/// migration, where a new store of the same model has `Z_User_normalizedName`; over the series,
+/// a table kept its index names in 1,224 of the 1,269 (table, migration) pairs run by framework 847 or later. So a layout's
+/// index that the source has on the same table over the same columns, under another name, is
+/// written as the source's. A store written before fetch indexes (framework 847) keeps its
+/// old indexes and gains the layout's beside them: Wire's 2.39.0 store, migrated by 847 from
+/// 2.31.0's (754), has both `ZUSER_ZNORMALIZEDNAME_INDEX` and `Z_User_normalizedName`.
+enum KeptIndexes {
+    /// The framework that made fetch indexes of the older index forms.
+    static let fetchIndexFramework: Int64 = 847
+
+    /// `statements` (the layout's `CREATE [UNIQUE] INDEX`es, and its triggers, untouched) with
+    /// each index the source (attached as `src`) has under another name replaced by the
+    /// source's own statement, or, for a source from before 847, written beside it.
+    static func statements(_ statements: [String], db: Database, sourceFrameworkVersion: Int64?) throws -> [String] {
+        let beside = (sourceFrameworkVersion ?? fetchIndexFramework) < fetchIndexFramework
+        let layout = statements.compactMap(IndexShape.init)
+        let wanted = Set(layout.map(\.name))
+        var source: [IndexShape] = []
+        for row in try Row.fetchAll(db, sql: "SELECT sql FROM src.sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
+            if let sql: String = row["sql"], let shape = IndexShape(sql) { source.append(shape) }
+        }
+        var taken: Set<String> = []
+        return statements.flatMap { statement -> [String] in
+            guard let shape = IndexShape(statement) else { return [statement] }
+            // Every index the source has over the same columns under another name stays:
+            // Wire's 2.91.0 store keeps `ZADDRESSBOOKENTRY_ZLOCALIDENTIFIER_INDEX` beside
+            // `Z_AddressBookEntry_localIdentifier`, and two stale names of one join table's index.
+            let kept = source.filter { $0.table == shape.table && $0.unique == shape.unique && $0.columns == shape.columns
+                                       && !wanted.contains($0.name) && !taken.contains($0.name) }
+            taken.formUnion(kept.map(\.name))
+            if kept.isEmpty || beside || source.contains(where: { $0.name == shape.name }) { return kept.map(\.sql) + [statement] }
+            return kept.map(\.sql)
+        }
+    }
+}
+
+/// An index's statement read for what it indexes: its name, table, uniqueness and columns
+/// (unquoted, upper-case, without the default `COLLATE BINARY` and `ASC`).
+struct IndexShape {
+    let sql: String
+    let name: String
+    let table: String
+    let unique: Bool
+    let columns: [String]
+
+    init?(_ sql: String) {
+        let words = sql.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+        guard words.count >= 5, words[0].uppercased() == "CREATE" else { return nil }
+        var i = 1
+        unique = words[i].uppercased() == "UNIQUE"
+        if unique { i += 1 }
+        guard i + 2 < words.count, words[i].uppercased() == "INDEX", words[i + 2].uppercased() == "ON" else { return nil }
+        guard let open = sql.firstIndex(of: "("), let close = sql.lastIndex(of: ")"), open < close else { return nil }
+        let head = sql[..<open].split(separator: " ")
+        guard let tableWord = head.last else { return nil }
+        self.sql = sql
+        name = Self.unquoted(words[i + 1])
+        table = Self.unquoted(tableWord)
+        columns = sql[sql.index(after: open)..<close].split(separator: ",").map { column in
+            column.split(separator: " ").map { Self.unquoted($0).uppercased() }
+                .filter { $0 != "COLLATE" && $0 != "BINARY" && $0 != "ASC" }.joined(separator: " ")
+        }
+    }
+
+    static func unquoted(_ word: Substring) -> String {
+        var text = String(word)
+        if text.count >= 2, let first = text.first, first == "\"" || first == "`" || first == "[", let last = text.last,
+           last == "\"" || last == "`" || last == "]" {
+            text = String(text.dropFirst().dropLast())
+        }
+        return text
+    }
+}
