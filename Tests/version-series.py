@@ -148,8 +148,11 @@ def bare(columns):
     return re.sub(r" COLLATE BINARY ASC", "", columns)
 
 
-def classify_ours(kind, fact, genuine):
+def classify_ours(kind, fact, genuine, genuine_framework=None):
     """Why ours has a fact Core Data's store has not; None when unexplained."""
+    if kind == "index" and genuine_framework is not None and genuine_framework < 977 and re.search(r' ON "[^"]+" \(', fact):
+        return ("index kept on a join table renamed in place, as Core Data since framework 977 renames it "
+                "(an earlier one, which migrated this store, made the table anew)")
     if kind == "index":
         on = re.search(r' ON ("?)([^ "]+)\1 \((.*)\)$', fact)
         if on and any(k == "index" and (lambda o: o and o.group(2) == on.group(2) and bare(o.group(3)) == bare(on.group(3)))(
@@ -184,7 +187,7 @@ def canonical(facts, swaps):
     return out
 
 
-def compare(genuine, ours, swaps=()):
+def compare(genuine, ours, swaps=(), genuine_framework=None):
     g, o = schema(genuine), schema(ours)
     explained, unexplained = {}, []
     # Only where Core Data's store has the other name and ours the warned one.
@@ -197,7 +200,7 @@ def compare(genuine, ours, swaps=()):
             explained["join table Core Data named after the other relationship, as cdinspect warned it might"] = named - len(g - o)
     for only, reason, other, owner in [(g - o, classify, o, "Core Data's store has "), (o - g, classify_ours, g, "ours has ")]:
         for kind, fact in sorted(only):
-            why = reason(kind, fact, other)
+            why = reason(kind, fact, other) if reason is classify else reason(kind, fact, other, genuine_framework)
             if why:
                 explained[why] = explained.get(why, 0) + 1
             else:
@@ -208,7 +211,7 @@ def compare(genuine, ours, swaps=()):
 def against(genuine, ours, drifted, swaps=()):
     """Core Data's store against ours: the schema compared, and the version hashes, which differ
     only where the model file was edited after the store was made."""
-    explained, unexplained = compare(genuine, ours, swaps)
+    explained, unexplained = compare(genuine, ours, swaps, framework(genuine))
     if stored_hashes(ours) != stored_hashes(genuine):
         if drifted:
             explained["version hashes differ: the model file was edited after this store was made (model diff lists how)"] = 1

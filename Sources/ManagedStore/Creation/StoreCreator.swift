@@ -47,6 +47,8 @@ public enum StoreCreator {
         /// The new store starts as a page-for-page copy of the source (SQLite's backup API)
         /// that `fill` alters, instead of the model's empty layout that `fill` fills.
         var startsAsCopy = false
+        /// The migration's join tables renamed from the source's, whose indexes come along.
+        var renamedJoins: [MigrationPlan.JoinStep] = []
 
         /// The framework version of the Core Data that wrote the source (its metadata's).
         var sourceFrameworkVersion: Int64? {
@@ -120,7 +122,8 @@ public enum StoreCreator {
                 if options.persistentHistory { try createHistoryTables(db, model: model) }
                 try writeBookkeeping(db, model: model, options: options, metadataBase: filling?.metadataBase)
                 try filling?.fill(db)
-                let kept = try filling.map { try KeptIndexes.statements(afterRows, db: db, sourceFrameworkVersion: $0.sourceFrameworkVersion) } ?? afterRows
+                var kept = try filling.map { try KeptIndexes.statements(afterRows, db: db, sourceFrameworkVersion: $0.sourceFrameworkVersion) } ?? afterRows
+                if let filling { kept += try KeptIndexes.ofRenamedJoinTables(filling.renamedJoins, db: db, besides: kept) }
                 for statement in kept { try db.execute(sql: statement) }
                 return .commit
             }

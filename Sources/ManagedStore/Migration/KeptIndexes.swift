@@ -40,6 +40,36 @@ enum KeptIndexes {
     }
 }
 
+extension KeptIndexes {
+    /// The indexes of the source's join tables that the migration renames: Core Data renames
+    /// such a table in place (`ALTER TABLE … RENAME`, its columns too), so its indexes stay
+    /// under their names, on the new table name (quoted, as SQLite rewrites it) and columns:
+    /// Wire's 2.88.0 store has `Z_14ADDEDUSERS_Z_22ADDEDUSERS_INDEX ON "Z_16ADDEDUSERS"
+    /// (Z_24ADDEDUSERS, Z_16SHOWINGUSERADDED)`, kept from 2.87.0's `Z_15ADDEDUSERS`, beside the
+    /// layout's own `Z_16ADDEDUSERS_Z_24ADDEDUSERS_INDEX`; its `Z_1ROLE`, whose columns moved
+    /// from 20 to 21 under the same name, keeps `Z_1ROLE_Z_20ROLE_INDEX ON Z_1ROLE (Z_21ROLE,
+    /// Z_1ACTIONS)`. Core Data before framework 977 made such a table anew (Wire's 2.80.0).
+    static func ofRenamedJoinTables(_ joins: [MigrationPlan.JoinStep], db: Database, besides statements: [String]) throws -> [String] {
+        var names = Set(statements.compactMap { IndexShape($0)?.name })
+        var made: [String] = []
+        for join in joins {
+            guard let (oldTable, columns) = join.renamedFrom else { continue }
+            let rows = try Row.fetchAll(db, sql: "SELECT sql FROM src.sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
+                                        arguments: [oldTable])
+            for row in rows {
+                guard let sql: String = row["sql"], let shape = IndexShape(sql), !shape.unique else { continue }
+                let renamed = shape.columns.compactMap { columns[$0] }
+                guard renamed.count == shape.columns.count, names.insert(shape.name).inserted else { continue }
+                // SQLite quotes a table's new name where `RENAME TO` rewrote it, and writes a
+                // renamed column as it was given.
+                let table = oldTable == join.table ? SQL.identifier(join.table) : "\"\(join.table)\""
+                made.append("CREATE INDEX \(SQL.identifier(shape.name)) ON \(table) (\(renamed.joined(separator: ", ")))")
+            }
+        }
+        return made
+    }
+}
+
 /// An index's statement read for what it indexes: its name, table, uniqueness and columns
 /// (unquoted, upper-case, without the default `COLLATE BINARY` and `ASC`).
 struct IndexShape {

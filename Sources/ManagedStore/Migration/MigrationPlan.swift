@@ -62,6 +62,11 @@ public struct MigrationPlan: Sendable {
         public let origin: String
         /// The same table with the same columns in the source: its rows stay as they are.
         let unchanged: Bool
+        /// The source's join table of the same relationship under another name, or with other
+        /// column names (its entity numbers moved), with each of its columns' names here: Core
+        /// Data renames such a table and its columns in place, and its indexes go with them
+        /// (`KeptIndexes.ofRenamedJoinTables`).
+        var renamedFrom: (table: String, columns: [String: String])? = nil
     }
 
     /// Something the migration drops, with how much of it the store holds.
@@ -380,6 +385,7 @@ extension MigrationPlan {
                     let select: @Sendable (String) -> String
                     let origin: String
                     var unchanged = false
+                    var renamedFrom: (table: String, columns: [String: String])?
                     switch before.storage {
                     case .joinTable(let oldTable, let s, let d, let o):
                         guard store.schema.table(oldTable) != nil else { continue }
@@ -390,6 +396,16 @@ extension MigrationPlan {
                         select = { schema in "SELECT j.\(SQL.identifier(s)), j.\(SQL.identifier(d))\(position)\(inversePosition) FROM \(schema)\(SQL.identifier(oldTable)) AS j" }
                         origin = oldTable == table ? "the same pairs" : "the pairs of \(oldTable)"
                         unchanged = oldTable == table && s == sourceColumn && d == destinationColumn && o == order && oldInverseOrder == inverseOrder
+                        // Renamed, not named after the other side: Wire's 2.4.0 named the table
+                        // of trustedClients/trustedByClients after the other relationship, and
+                        // Core Data made it anew, keeping no index of the old one.
+                        // Or its columns renumbered under the same name (Wire's 2.88.0 `Z_1ROLE`).
+                        var names = [s: sourceColumn, d: destinationColumn]
+                        if let o, let order { names[o] = order }
+                        if let oldInverseOrder, let inverseOrder { names[oldInverseOrder] = inverseOrder }
+                        if Self.relationshipPart(of: oldTable) == Self.relationshipPart(of: table), oldTable != table || names.contains(where: { $0.key != $0.value }) {
+                            renamedFrom = (oldTable, names)
+                        }
                     case .foreignKey(let c, _):
                         // To-one → to-many: each row's key is one pair.
                         let t = ownerSource.table
@@ -408,10 +424,16 @@ extension MigrationPlan {
                         continue
                     }
                     let rows = try Int64.fetchOne(db, sql: "SELECT count(*) FROM (\(select("")))") ?? 0
-                    steps.append(JoinStep(table: table, columns: columns, select: select, rows: rows, origin: origin, unchanged: unchanged))
+                    steps.append(JoinStep(table: table, columns: columns, select: select, rows: rows, origin: origin, unchanged: unchanged,
+                                          renamedFrom: renamedFrom))
                 }
             }
             return steps
+        }
+
+        /// A join table's name without its entity number: `TAGS` of `Z_12TAGS`.
+        static func relationshipPart(of table: String) -> Substring {
+            table.dropFirst(2).drop { $0.isNumber }
         }
 
         /// The order column of a many-to-many's inverse, where the inverse is ordered too and
