@@ -27,6 +27,19 @@ final class MigrateTests: XCTestCase {
         XCTAssertEqual(doctor.status, 0, "\(what): doctor finds the migrated store healthy: \(doctor.stdout)", file: file, line: line)
     }
 
+    /// A model of `entities` (their XML) as `folder/NAME.xcdatamodel`; its path.
+    func writtenModel(_ name: String, in folder: URL, _ entities: String) throws -> String {
+        let url = folder.appendingPathComponent(name + ".xcdatamodel")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            \(entities)
+            </model>
+            """.utf8).write(to: url.appendingPathComponent("contents"))
+        return url.path
+    }
+
     func hashes(_ path: String) throws -> [String] {
         try XCTUnwrap(CLI.json(["model", path, "hashes", "--format", "json"]) as? [[String: Any]]).map { "\($0["entity"] ?? "") \($0["stored"] ?? "")" }
     }
@@ -215,17 +228,7 @@ final class MigrateTests: XCTestCase {
     func testAnIndexTheNewModelStillWantsKeepsItsNameInTheStore() throws {
         let folder = try Fixtures.temporaryDirectory(self)
         func model(_ name: String, _ attributes: String) throws -> String {
-            let url = folder.appendingPathComponent(name + ".xcdatamodel")
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-            try Data("""
-                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-                <entity name="User" representedClassName="ZMUser">
-                \(attributes)
-                </entity>
-                </model>
-                """.utf8).write(to: url.appendingPathComponent("contents"))
-            return url.path
+            try writtenModel(name, in: folder, "<entity name=\"User\" representedClassName=\"ZMUser\">\n\(attributes)\n</entity>")
         }
         let before = try model("Before", """
             <attribute name="name" optional="YES" attributeType="String"/>
@@ -265,11 +268,7 @@ final class MigrateTests: XCTestCase {
     func testARenamedJoinTableKeepsItsIndexesUnderTheirNames() throws {
         let folder = try Fixtures.temporaryDirectory(self)
         func model(_ name: String, _ extra: String) throws -> String {
-            let url = folder.appendingPathComponent(name + ".xcdatamodel")
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-            try Data("""
-                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            try writtenModel(name, in: folder, """
                 \(extra)
                 <entity name="Book" representedClassName="Book">
                     <attribute name="title" optional="YES" attributeType="String"/>
@@ -279,9 +278,7 @@ final class MigrateTests: XCTestCase {
                     <attribute name="name" optional="YES" attributeType="String"/>
                     <relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="tags" inverseEntity="Book"/>
                 </entity>
-                </model>
-                """.utf8).write(to: url.appendingPathComponent("contents"))
-            return url.path
+                """)
         }
         let before = try model("Before", "")
         let after = try model("After", #"<entity name="Author" representedClassName="Author"><attribute name="name" optional="YES" attributeType="String"/></entity>"#)
