@@ -222,6 +222,11 @@ final class CreateTests: XCTestCase {
         let planned = try CLI.run(["migrate", plain, "--model", after, "--dry-run"])
         XCTAssertEqual(planned.status, 0, planned.stderr)
         XCTAssertEqual(planned.stderr, expected)
+        // The plan names the new join table, as it names every table the migration writes.
+        XCTAssertTrue(planned.stdout.contains("join table Z_2TRUSTEDCLIENTS: 0 pairs, a new table"), planned.stdout)
+        let migrated = folder.appendingPathComponent("migrated.sqlite").path
+        XCTAssertEqual(try CLI.run(["migrate", plain, "--model", after, "--to", migrated]).status, 0)
+        XCTAssertEqual(try SQLiteShell.read(migrated, "SELECT count(*) FROM Z_2TRUSTEDCLIENTS"), "0")
     }
 
     /// Two join tables whose columns would share a name take turns by the names of the

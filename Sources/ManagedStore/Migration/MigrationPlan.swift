@@ -369,10 +369,12 @@ extension MigrationPlan {
         mutating func joinSteps() throws -> [JoinStep] {
             var steps: [JoinStep] = []
             var done: Set<String> = []
+            var visited: [String] = []
             for owner in layout.entities {
                 for r in owner.relationships where r.declaredBy == owner.name {
                     guard case .joinTable(let table, let sourceColumn, let destinationColumn, let order) = r.storage,
                           done.insert(table).inserted else { continue }
+                    visited.append(table)
                     guard let ownerSource = source(of: owner.name),
                           case .property(let name) = propertySource(r.relationship.name, renamingIdentifier: r.relationship.renamingIdentifier,
                                                                     of: owner, from: ownerSource),
@@ -427,6 +429,12 @@ extension MigrationPlan {
                     steps.append(JoinStep(table: table, columns: columns, select: select, rows: rows, origin: origin, unchanged: unchanged,
                                           renamedFrom: renamedFrom))
                 }
+            }
+            // A join table no source pairs fill (a new many-to-many) is made empty: said, so
+            // that the plan names every table the migration writes.
+            for table in visited where !steps.contains(where: { $0.table == table }) {
+                steps.append(JoinStep(table: table, columns: [], select: { _ in "SELECT NULL WHERE 0" }, rows: 0,
+                                      origin: "a new table", unchanged: false))
             }
             return steps
         }
