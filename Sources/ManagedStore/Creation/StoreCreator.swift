@@ -122,8 +122,9 @@ public enum StoreCreator {
                 if options.persistentHistory { try createHistoryTables(db, model: model) }
                 try writeBookkeeping(db, model: model, options: options, metadataBase: filling?.metadataBase)
                 try filling?.fill(db)
-                var kept = try filling.map { try KeptIndexes.statements(afterRows, db: db, sourceFrameworkVersion: $0.sourceFrameworkVersion) } ?? afterRows
-                if let filling { kept += try KeptIndexes.ofRenamedJoinTables(filling.renamedJoins, db: db, besides: kept) }
+                let kept = try filling.map {
+                    try KeptIndexes.statements(afterRows, renamedJoins: $0.renamedJoins, db: db, sourceFrameworkVersion: $0.sourceFrameworkVersion)
+                } ?? afterRows
                 for statement in kept { try db.execute(sql: statement) }
                 return .commit
             }

@@ -16,15 +16,21 @@ enum KeptIndexes {
 
     /// `statements` (the layout's `CREATE [UNIQUE] INDEX`es, and its triggers, untouched) with
     /// each index the source (attached as `src`) has under another name replaced by the
-    /// source's own statement, or, for a source from before 847, written beside it.
-    static func statements(_ statements: [String], db: Database, sourceFrameworkVersion: Int64?) throws -> [String] {
-        let beside = (sourceFrameworkVersion ?? fetchIndexFramework) < fetchIndexFramework
-        let layout = statements.compactMap(IndexShape.init)
-        let wanted = Set(layout.map(\.name))
+    /// source's own statement, or, for a source from before 847, written beside it; then the
+    /// indexes of the join tables the migration renames (`ofRenamedJoinTables`).
+    static func statements(_ statements: [String], renamedJoins: [MigrationPlan.JoinStep], db: Database,
+                           sourceFrameworkVersion: Int64?) throws -> [String] {
         var source: [IndexShape] = []
-        for row in try Row.fetchAll(db, sql: "SELECT sql FROM src.sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
+        for row in try Row.fetchAll(db, sql: "SELECT sql FROM src.sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name") {
             if let sql: String = row["sql"], let shape = IndexShape(sql) { source.append(shape) }
         }
+        let kept = keeping(statements, source: source, sourceFrameworkVersion: sourceFrameworkVersion)
+        return kept + ofRenamedJoinTables(renamedJoins, source: source, besides: kept)
+    }
+
+    private static func keeping(_ statements: [String], source: [IndexShape], sourceFrameworkVersion: Int64?) -> [String] {
+        let beside = (sourceFrameworkVersion ?? fetchIndexFramework) < fetchIndexFramework
+        let wanted = Set(statements.compactMap { IndexShape($0)?.name })
         var taken: Set<String> = []
         return statements.flatMap { statement -> [String] in
             guard let shape = IndexShape(statement) else { return [statement] }
@@ -49,15 +55,12 @@ extension KeptIndexes {
     /// layout's own `Z_16ADDEDUSERS_Z_24ADDEDUSERS_INDEX`; its `Z_1ROLE`, whose columns moved
     /// from 20 to 21 under the same name, keeps `Z_1ROLE_Z_20ROLE_INDEX ON Z_1ROLE (Z_21ROLE,
     /// Z_1ACTIONS)`. Core Data before framework 977 made such a table anew (Wire's 2.80.0).
-    static func ofRenamedJoinTables(_ joins: [MigrationPlan.JoinStep], db: Database, besides statements: [String]) throws -> [String] {
+    private static func ofRenamedJoinTables(_ joins: [MigrationPlan.JoinStep], source: [IndexShape], besides statements: [String]) -> [String] {
         var names = Set(statements.compactMap { IndexShape($0)?.name })
         var made: [String] = []
         for join in joins {
             guard let (oldTable, columns) = join.renamedFrom else { continue }
-            let rows = try Row.fetchAll(db, sql: "SELECT sql FROM src.sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
-                                        arguments: [oldTable])
-            for row in rows {
-                guard let sql: String = row["sql"], let shape = IndexShape(sql), !shape.unique else { continue }
+            for shape in source where shape.table == oldTable && !shape.unique {
                 let renamed = shape.columns.compactMap { columns[$0] }
                 guard renamed.count == shape.columns.count, names.insert(shape.name).inserted else { continue }
                 // SQLite quotes a table's new name where `RENAME TO` rewrote it, and writes a

@@ -368,12 +368,12 @@ extension MigrationPlan {
 
         mutating func joinSteps() throws -> [JoinStep] {
             var steps: [JoinStep] = []
-            var done: Set<String> = []
+            // Each join table once, in the order the layout's relationships name them.
             var visited: [String] = []
             for owner in layout.entities {
                 for r in owner.relationships where r.declaredBy == owner.name {
                     guard case .joinTable(let table, let sourceColumn, let destinationColumn, let order) = r.storage,
-                          done.insert(table).inserted else { continue }
+                          !visited.contains(table) else { continue }
                     visited.append(table)
                     guard let ownerSource = source(of: owner.name),
                           case .property(let name) = propertySource(r.relationship.name, renamingIdentifier: r.relationship.renamingIdentifier,
