@@ -9,8 +9,8 @@ each version (each migrated in place from the one before, so each keeps what ear
 migrations left). For every store whose model is there:
 
 - create: `cdinspect create` from that version's model, its schema compared with the store's
-  (columns with types, every index's name and SQL, Z_PRIMARYKEY, the version hashes in
-  the metadata);
+  (columns with types and their order in each table, every index's name and SQL,
+  Z_PRIMARYKEY, the version hashes in the metadata);
 - migrate: the previous version's store migrated to this model (`--to`), compared the same
   way, and `doctor` on it: no error kind the source did not have;
 - model diff: the store's cache against its model file: nothing, or what the file changed
@@ -43,6 +43,57 @@ def schema(path):
         facts.add(("entity", "%s %s %s" % row))
     db.close()
     return facts
+
+
+def column_orders(path):
+    """Each table's columns in the order its CREATE TABLE gives them."""
+    db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    try:
+        return {t: [r[0] for r in db.execute("SELECT name FROM pragma_table_info(?) ORDER BY cid", (t,))]
+                for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")}
+    finally:
+        db.close()
+
+
+def order_differences(genuine, ours, genuine_framework, source=None, layout=None, earlier=()):
+    """Tables with the same columns in another order: (explained, unexplained).
+
+    `ours` is a new layout (create) or a migration of `source`; `layout` is the new layout of
+    the same model; `earlier` the column orders of the series' earlier stores. An in-place
+    migration adds a column at the end of its table: Core Data's order is ours with the
+    columns that some earlier store lacked moved to the end. Core Data before framework 977
+    made a changed table anew in the layout's order, where today's (and `migrate`) keeps it
+    and adds the new columns at its end."""
+    explained, unexplained = {}, []
+    g, o = column_orders(genuine), column_orders(ours)
+    s = column_orders(source) if source else {}
+    fresh = column_orders(layout) if layout else {}
+    for table in sorted(g):
+        if table not in o or g[table] == o[table] or set(g[table]) != set(o[table]):
+            continue
+        mine, theirs = o[table], g[table]
+        non_fok = lambda cs: [c for c in cs if not c.startswith("Z_FOK_")]
+        added_later = {c for c in theirs if any(table in e and c not in e[table] for e in earlier)}
+        tail = 0
+        while tail < len(theirs) and theirs[len(theirs) - 1 - tail] in added_later:
+            tail += 1
+        moved = set(theirs[len(theirs) - tail:])
+        # Ours kept the source's table: its columns where they were (or renamed there), the new at the end.
+        kept = table in s and len(mine) >= len(s[table]) and all(a == b or b not in mine for a, b in zip(mine, s[table]))
+        if source and kept and non_fok(theirs) == non_fok(fresh.get(table, [])) and genuine_framework < 977:
+            why = "a table Core Data before framework 977 made anew in the layout's order, where today's keeps it and adds the new columns at its end"
+            if theirs != fresh.get(table):
+                fok = "order-key columns (Z_FOK_) of one table in an order other than their names (no rule found)"
+                explained[fok] = explained.get(fok, 0) + 1
+        elif tail and theirs[:len(theirs) - tail] == [c for c in mine if c not in moved] and not (source and table in s):
+            why = "columns an in-place migration added at the end of the table (ALTER TABLE … ADD COLUMN), where a new layout orders them by kind"
+        elif non_fok(theirs) == non_fok(mine):
+            why = "order-key columns (Z_FOK_) of one table in an order other than their names (no rule found)"
+        else:
+            unexplained.append("column order of %s: Core Data's %s, ours %s" % (table, " ".join(theirs), " ".join(mine)))
+            continue
+        explained[why] = explained.get(why, 0) + 1
+    return explained, unexplained
 
 
 def classify(kind, fact, ours):
@@ -208,10 +259,14 @@ def compare(genuine, ours, swaps=(), genuine_framework=None):
     return explained, unexplained
 
 
-def against(genuine, ours, drifted, swaps=()):
+def against(genuine, ours, drifted, swaps=(), source=None, layout=None, earlier=()):
     """Core Data's store against ours: the schema compared, and the version hashes, which differ
     only where the model file was edited after the store was made."""
     explained, unexplained = compare(genuine, ours, swaps, framework(genuine))
+    more, odd = order_differences(genuine, ours, framework(genuine), source, layout, earlier)
+    for why, n in more.items():
+        explained[why] = explained.get(why, 0) + n
+    unexplained += odd
     if stored_hashes(ours) != stored_hashes(genuine):
         if drifted:
             explained["version hashes differ: the model file was edited after this store was made (model diff lists how)"] = 1
@@ -271,6 +326,7 @@ def main():
     failures = 0
     totals = {"create": [0, 0], "migrate": [0, 0]}
     previous = None
+    earlier = []
     seen = set()
     for name in stores:
         store = os.path.join(work, name.replace(".wiredatabase", ".sqlite"))
@@ -290,7 +346,7 @@ def main():
             lines.append("create refused: " + run.stderr.strip())
             failures += 1
         else:
-            explained, unexplained = against(store, created, drifted=bool(changed), swaps=warned_join_tables(run.stderr))
+            explained, unexplained = against(store, created, drifted=bool(changed), swaps=warned_join_tables(run.stderr), earlier=earlier)
             totals["create"][0 if not unexplained else 1] += 1
             failures += bool(unexplained)
             lines.append("create: " + summary(explained, unexplained))
@@ -303,7 +359,8 @@ def main():
             if run.returncode != 0:
                 lines.append("migrate %s → %s refused: %s" % (previous[1], version, run.stderr.strip()))
             else:
-                explained, unexplained = against(store, migrated, drifted=bool(changed), swaps=warned_join_tables(run.stderr))
+                explained, unexplained = against(store, migrated, drifted=bool(changed), swaps=warned_join_tables(run.stderr),
+                                                 source=previous[0], layout=created, earlier=earlier)
                 new_errors = doctor_errors(migrated) - doctor_errors(previous[0])
                 totals["migrate"][0 if not unexplained and not new_errors else 1] += 1
                 failures += bool(unexplained) + bool(new_errors)
@@ -321,6 +378,7 @@ def main():
         for line in lines:
             print("    " + line)
         previous = (store, version)
+        earlier.append(column_orders(store))
     print("create: %d versions with nothing unexplained, %d with something" % tuple(totals["create"]))
     print("migrate: %d pairs with nothing unexplained, %d with something" % tuple(totals["migrate"]))
     shutil.rmtree(work)

@@ -35,9 +35,11 @@ final class CompositeAttributeTests: XCTestCase {
         (store, modelPath) = try Fixtures.emptyStore(model: Self.model, named: "Places", storeFile: "Places.sqlite", in: folder)
     }
 
-    /// One column per leaf, named after the element, and the schema check finds each.
+    /// One column per leaf, named after the element, and the schema check finds each. (Where
+    /// each stands in the table, no genuine store with a composite shows: the leaves take their
+    /// places by kind as other attributes do.)
     func testLeavesAreColumnsAndTheSchemaCheckVerifiesThem() throws {
-        XCTAssertEqual(try SQLiteShell.read(store, "SELECT group_concat(name, ' ') FROM pragma_table_info('ZPERSON') WHERE name NOT IN ('Z_PK', 'Z_ENT', 'Z_OPT', 'ZNAME')"),
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT group_concat(name, ' ') FROM (SELECT name FROM pragma_table_info('ZPERSON') WHERE name NOT IN ('Z_PK', 'Z_ENT', 'Z_OPT', 'ZNAME') ORDER BY name)"),
                        "ZCITY ZLATITUDE ZLONGITUDE ZPOSTCODE")
         let schema = try XCTUnwrap(CLI.json(["schema", store, "Person", "--format", "json"]) as? [String: Any])
         let attributes = try XCTUnwrap(schema["attributes"] as? [[String: Any]])

@@ -83,9 +83,10 @@ final class CreateTests: XCTestCase {
             try XCTUnwrap(CLI.json(["model", path, "hashes", "--format", "json"]) as? [[String: Any]]).map { "\($0["entity"] ?? "") \($0["stored"] ?? "")" }
         }
         XCTAssertEqual(try stored(store), try stored(original))
-        // Columns by name (Core Data's order within a table is its own), and the unique indexes.
+        // Columns in Core Data's order (GraphicNovel's Boolean after Book's to-one key, before
+        // Book's date, decimal, string, UUID, transformable), and the unique indexes.
         let columns = "SELECT m.name || '.' || p.name || ' ' || p.type FROM sqlite_master m, pragma_table_info(m.name) p "
-            + "WHERE m.type = 'table' AND m.name LIKE 'Z%' AND m.name NOT LIKE 'Z_MODELCACHE' ORDER BY 1"
+            + "WHERE m.type = 'table' AND m.name LIKE 'Z%' AND m.name NOT LIKE 'Z_MODELCACHE' ORDER BY m.name, p.cid"
         XCTAssertEqual(try SQLiteShell.read(store, columns), try SQLiteShell.read(original, columns))
         let unique = "SELECT sql FROM sqlite_master WHERE type = 'index' AND name LIKE 'Z\\_%\\_UNIQUE\\_%' ESCAPE '\\' AND tbl_name NOT LIKE 'A%' ORDER BY name"
         XCTAssertEqual(try SQLiteShell.read(store, unique), try SQLiteShell.read(original, unique))
@@ -106,10 +107,16 @@ final class CreateTests: XCTestCase {
         "log2timeline_plaso/knowledgec-10.13.db": "macOS 10.13's Core Data: the history tables of that time, no index for a uniqueness constraint",
     ]
 
+    /// Tables of fresh-layout stores that a later Core Data altered in place: `ALTER TABLE …
+    /// ADD COLUMN` put the columns of the attributes a new model version added at the end.
+    static let columnsAddedInPlace: [String: (table: String, added: Int)] = [
+        "RhetTbull_apple-notes-parser/NoteStore-macOS-26-Tahoe.sqlite": ("ZICCLOUDSYNCINGOBJECT", 10),
+    ]
+
     /// `create` from the model of each genuine store (the model its cache holds, exported as
-    /// a model file) lays out what Core Data laid out: the same tables and columns with their
-    /// types, the same indexes to the letter (names and SQL), the same `Z_PRIMARYKEY`
-    /// entities, the same version hashes.
+    /// a model file) lays out what Core Data laid out: the same tables, each `CREATE TABLE`
+    /// to the letter (its columns in Core Data's order), the same indexes to the letter (names
+    /// and SQL), the same `Z_PRIMARYKEY` entities, the same version hashes.
     func testCreateLaysOutEachGenuineStoreAsCoreDataDid() throws {
         var compared = 0
         for relative in try Fixtures.everyStore where Self.notFreshLayouts[relative] == nil {
@@ -130,6 +137,18 @@ final class CreateTests: XCTestCase {
             let entities = "SELECT Z_ENT || ' ' || Z_NAME || ' ' || Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT"
             for (what, query) in [("columns", columns), ("indexes", indexes), ("Z_PRIMARYKEY", entities)] {
                 XCTAssertEqual(try SQLiteShell.read(store, query), try SQLiteShell.read(copy, query), "\(relative): \(what)")
+            }
+            // Each table's CREATE TABLE as Core Data wrote it, its columns in Core Data's order
+            // (`ColumnSlot`), but for a table a migration added columns to at the end: there,
+            // the columns before them in our order.
+            let altered = Self.columnsAddedInPlace[relative]
+            let tables = "SELECT name || ': ' || sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' AND name != '\(altered?.table ?? "")' ORDER BY name"
+            XCTAssertEqual(try SQLiteShell.read(store, tables), try SQLiteShell.read(copy, tables), "\(relative): CREATE TABLE")
+            if let altered {
+                let order = "SELECT name FROM pragma_table_info('\(altered.table)') ORDER BY cid"
+                let theirs = try SQLiteShell.read(copy, order).split(separator: "\n"), ours = try SQLiteShell.read(store, order).split(separator: "\n")
+                let added = Set(theirs.suffix(altered.added))
+                XCTAssertEqual(Array(theirs.dropLast(altered.added)), ours.filter { !added.contains($0) }, "\(relative): \(altered.table)")
             }
             func hashes(_ path: String) throws -> [String] {
                 try XCTUnwrap(CLI.json(["model", path, "hashes", "--format", "json"]) as? [[String: Any]]).map { "\($0["entity"] ?? "") \($0["stored"] ?? "")" }

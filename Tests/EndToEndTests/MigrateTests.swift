@@ -222,9 +222,11 @@ final class MigrateTests: XCTestCase {
 
     /// An index the new model still wants keeps the name and SQL the store has, as Core Data's
     /// in-place migration keeps it: Wire's stores carry `ZUSER_ZNORMALIZEDNAME_INDEX ON ZUSER
-    /// (ZNORMALIZEDNAME)` (the name before framework 847) through every later migration, where
-    /// a new store of the same model has `Z_User_normalizedName`. An index the new model does
-    /// not want is not carried, and one it adds gets the layout's name.
+    /// (ZNORMALIZEDNAME)` (the name before framework 847) through later migrations, where a new
+    /// store of the same model has `Z_User_normalizedName`. An index the new model does not want
+    /// is not carried, and one it adds gets the layout's name. The table keeps its statement, the
+    /// new column added at its end (`KeptTables`). A table that loses a column is made anew, in the
+    /// layout's order with the layout's indexes only (Wire's 2.100.0 `ZUSERCLIENT`).
     func testAnIndexTheNewModelStillWantsKeepsItsNameInTheStore() throws {
         let folder = try Fixtures.temporaryDirectory(self)
         func model(_ name: String, _ attributes: String) throws -> String {
@@ -238,7 +240,9 @@ final class MigrateTests: XCTestCase {
         let after = try model("After", """
             <attribute name="handle" optional="YES" attributeType="String" indexed="YES"/>
             <attribute name="name" optional="YES" attributeType="String"/>
+            <attribute name="nickname" optional="YES" attributeType="String"/>
             <attribute name="normalizedName" optional="YES" attributeType="String" indexed="YES"/>
+            <attribute name="score" optional="YES" attributeType="Integer 64" defaultValueString="0"/>
             """)
         let store = folder.appendingPathComponent("Users.sqlite").path
         XCTAssertEqual(try CLI.run(["create", store, "--model", before]).status, 0)
@@ -248,6 +252,8 @@ final class MigrateTests: XCTestCase {
             CREATE INDEX ZUSER_ZNAME_INDEX ON ZUSER (ZNAME);
             INSERT INTO ZUSER (Z_PK, Z_ENT, Z_OPT, ZNAME, ZNICKNAME, ZNORMALIZEDNAME) VALUES (1, 1, 1, 'Ada', 'ada', 'ada');
             """)
+        let table = "SELECT sql FROM sqlite_master WHERE name = 'ZUSER'"
+        let sourceTable = try SQLiteShell.read(store, table)
         let out = folder.appendingPathComponent("Migrated.sqlite").path
         let run = try CLI.run(["migrate", store, "--model", after, "--to", out])
         XCTAssertEqual(run.status, 0, run.stderr)
@@ -255,10 +261,28 @@ final class MigrateTests: XCTestCase {
             "ZUSER_ZNORMALIZEDNAME_INDEX: CREATE INDEX ZUSER_ZNORMALIZEDNAME_INDEX ON ZUSER (ZNORMALIZEDNAME)",
             "Z_User_handle: CREATE INDEX Z_User_handle ON ZUSER (ZHANDLE COLLATE BINARY ASC)",
         ].joined(separator: "\n"))
-        XCTAssertEqual(try SQLiteShell.read(out, "SELECT ZNAME, ZNORMALIZEDNAME FROM ZUSER"), "Ada|ada")
+        // The source's statement as SQLite rewrites it for each column added, in the layout's order.
+        XCTAssertEqual(try SQLiteShell.read(out, table), String(sourceTable.dropLast(2)) + " , ZSCORE INTEGER, ZHANDLE VARCHAR)")
+        XCTAssertEqual(try SQLiteShell.read(out, "SELECT ZNAME, ZNORMALIZEDNAME, ZSCORE FROM ZUSER"), "Ada|ada|0")
         // Nothing to migrate against the new model, and the index serves its fetches.
         XCTAssertTrue(try CLI.run(["model", out, "diff", after]).stdout.contains("The models are equivalent."))
         XCTAssertTrue(try CLI.run(["explain", out, "User", "--where", "normalizedName == 'ada'", "--plan"]).stdout.contains("ZUSER_ZNORMALIZEDNAME_INDEX"))
+
+        // Without `nickname`, the table is made anew: the layout's statement and indexes.
+        let dropped = try model("Dropped", """
+            <attribute name="handle" optional="YES" attributeType="String" indexed="YES"/>
+            <attribute name="name" optional="YES" attributeType="String"/>
+            <attribute name="normalizedName" optional="YES" attributeType="String" indexed="YES"/>
+            <attribute name="score" optional="YES" attributeType="Integer 64" defaultValueString="0"/>
+            """)
+        let anew = folder.appendingPathComponent("Anew.sqlite").path, created = folder.appendingPathComponent("Created.sqlite").path
+        XCTAssertEqual(try CLI.run(["migrate", store, "--model", dropped, "--to", anew]).status, 0)
+        XCTAssertEqual(try CLI.run(["create", created, "--model", dropped]).status, 0)
+        let indexes = "SELECT name || ': ' || sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ZUSER' ORDER BY name"
+        XCTAssertEqual(try SQLiteShell.read(anew, indexes), try SQLiteShell.read(created, indexes))
+        XCTAssertEqual(try SQLiteShell.read(anew, table), try SQLiteShell.read(created, table))
+        XCTAssertEqual(try SQLiteShell.read(anew, table), "CREATE TABLE ZUSER ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSCORE INTEGER, ZHANDLE VARCHAR, ZNAME VARCHAR, ZNORMALIZEDNAME VARCHAR )")
+        XCTAssertEqual(try SQLiteShell.read(anew, "SELECT ZNAME, ZNORMALIZEDNAME, ZSCORE FROM ZUSER"), "Ada|ada|0")
     }
 
     /// A join table whose entity numbers move is renamed in place by Core Data, its indexes

@@ -49,6 +49,8 @@ public enum StoreCreator {
         var startsAsCopy = false
         /// The migration's join tables renamed from the source's, whose indexes come along.
         var renamedJoins: [MigrationPlan.JoinStep] = []
+        /// Entity tables' columns the migration renames: table → source column → new name.
+        var renamedColumns: [String: [String: String]] = [:]
 
         /// The framework version of the Core Data that wrote the source (its metadata's).
         var sourceFrameworkVersion: Int64? {
@@ -119,11 +121,17 @@ public enum StoreCreator {
                     $0.hasPrefix("CREATE TRIGGER") || $0.hasPrefix("CREATE INDEX") || $0.hasPrefix("CREATE UNIQUE INDEX")
                 }
                 for statement in statements where !afterRows.contains(statement) { try db.execute(sql: statement) }
+                // A migration keeps the tables that keep their columns as the source has them.
+                let rebuilt = try filling.map {
+                    try KeptTables.keep(model.entities.filter { $0.superentityName == nil }.map { ColumnNaming.tableName(root: $0.name) },
+                                        renamedColumns: $0.renamedColumns, db: db)
+                } ?? []
                 if options.persistentHistory { try createHistoryTables(db, model: model) }
                 try writeBookkeeping(db, model: model, options: options, metadataBase: filling?.metadataBase)
                 try filling?.fill(db)
                 let kept = try filling.map {
-                    try KeptIndexes.statements(afterRows, renamedJoins: $0.renamedJoins, db: db, sourceFrameworkVersion: $0.sourceFrameworkVersion)
+                    try KeptIndexes.statements(afterRows, renamedJoins: $0.renamedJoins, rebuiltTables: rebuilt, db: db,
+                                               sourceFrameworkVersion: $0.sourceFrameworkVersion)
                 } ?? afterRows
                 for statement in kept { try db.execute(sql: statement) }
                 return .commit
@@ -147,7 +155,7 @@ public enum StoreCreator {
     /// The CREATE statements for the model's tables and indexes.
     public static func schemaStatements(_ model: ManagedObjectModel) -> [String] {
         let ids = ColumnNaming.entityIDs(model)
-        var tables: [String: [(String, String)]] = [:]   // table → (column, type)
+        var tables: [String: [(name: String, type: String, place: ColumnSlot)]] = [:]
         var tableOrder: [String] = []
         var indexes: [String] = []
         var joinTables: [String] = []
@@ -155,10 +163,10 @@ public enum StoreCreator {
         /// not made again (two fetch indexes over the same columns both are: Screen Time's
         /// `Z_CoreDevice_identifier` and `Z_CoreDevice_byIdentifier`).
         var indexed: [String: Set<[String]>] = [:]
-        func addColumn(_ table: String, _ column: String, _ type: String, index: Bool = false) {
+        func addColumn(_ table: String, _ column: String, _ type: String, _ place: ColumnSlot, index: Bool = false) {
             if tables[table] == nil { tableOrder.append(table); tables[table] = [] }
-            guard !tables[table]!.contains(where: { $0.0 == column }) else { return }
-            tables[table]!.append((column, type))
+            guard !tables[table]!.contains(where: { $0.name == column }) else { return }
+            tables[table]!.append((column, type, place))
             if index {
                 indexes.append("CREATE INDEX \(SQL.identifier("\(table)_\(column)_INDEX")) ON \(SQL.identifier(table)) (\(SQL.identifier(column)))")
                 indexed[table, default: []].insert([column])
@@ -169,8 +177,8 @@ public enum StoreCreator {
         for root in roots {
             let table = ColumnNaming.tableName(root: root.name)
             rowColumns[root.name] = ColumnNaming.rowColumns(root: root.name, model: model, ids: ids)
-            for column in ["Z_PK", "Z_ENT", "Z_OPT"] {
-                addColumn(table, column, column == "Z_PK" ? "INTEGER PRIMARY KEY" : "INTEGER")
+            for (position, column) in ["Z_PK", "Z_ENT", "Z_OPT"].enumerated() {
+                addColumn(table, column, column == "Z_PK" ? "INTEGER PRIMARY KEY" : "INTEGER", .bookkeeping(position))
             }
             if model.entityTree(root.name).count > 1 {
                 indexes.append("CREATE INDEX \(SQL.identifier("\(table)_Z_ENT_INDEX")) ON \(SQL.identifier(table)) (Z_ENT)")
@@ -184,19 +192,20 @@ public enum StoreCreator {
         var joins: [JoinTable] = []
         for root in roots {
             for entity in model.entityTree(root.name).sorted(by: { ids[$0.name]! < ids[$1.name]! }) {
-                let own = table(entity.name)
-                // To-one keys and attributes first, as Core Data orders them.
+                let own = table(entity.name), number = ids[entity.name]!
+                // The columns in the order they are added here, each table's sorted by
+                // `ColumnSlot` at the end.
                 for property in entity.properties.sorted(by: { $0.name < $1.name }) {
                     guard case .relationship(let r) = property, !r.isTransient, !r.isToMany else { continue }
                     let column = rowColumn(entity.name, r.name)
-                    addColumn(own, column, "INTEGER", index: true)
+                    addColumn(own, column, "INTEGER", .key(.toOneKey, of: r.name, entity: number), index: true)
                     if model.entityTree(r.destinationEntityName).count > 1, let destID = ids[r.destinationEntityName] {
-                        addColumn(own, "Z\(destID)_" + column.dropFirst(), "INTEGER")
+                        addColumn(own, "Z\(destID)_" + column.dropFirst(), "INTEGER", .key(.toOneKey, of: r.name, entity: number, entityColumn: true))
                     }
                 }
                 for property in entity.flattenedProperties.sorted(by: { $0.name < $1.name }) {
                     guard case .attribute(let a) = property, !a.isTransient else { continue }
-                    addColumn(own, rowColumn(entity.name, a.name), sqlType(a.type))
+                    addColumn(own, rowColumn(entity.name, a.name), sqlType(a.type), .attribute(a, entity: number))
                 }
                 for property in entity.properties.sorted(by: { $0.name < $1.name }) {
                     guard case .relationship(let r) = property, !r.isTransient, r.isToMany,
@@ -206,7 +215,8 @@ public enum StoreCreator {
                     if case .relationship(let inv)? = inverse?.property {
                         if !inv.isToMany {
                             if r.isOrdered {
-                                addColumn(destinationTable, "Z_FOK_" + rowColumn(inverse!.declaredBy, inv.name).dropFirst(), "INTEGER")
+                                addColumn(destinationTable, "Z_FOK_" + rowColumn(inverse!.declaredBy, inv.name).dropFirst(), "INTEGER",
+                                          .key(.orderKey, of: inv.name, entity: ids[inverse!.declaredBy]!))
                             }
                             continue
                         }
@@ -216,9 +226,12 @@ public enum StoreCreator {
                         joins.append(JoinTable(entityName: entity.name, entityID: ids[entity.name]!, relationship: r, inverse: inv, destinationID: ids[destination.name]!,
                                                reflexive: mine == theirs))
                     } else {
-                        let column = "Z\(ids[entity.name]!)" + r.name.uppercased()
-                        addColumn(destinationTable, column, "INTEGER", index: true)
-                        if r.isOrdered { addColumn(destinationTable, "Z_FOK_" + column.dropFirst(), "INTEGER") }
+                        let column = "Z\(number)" + r.name.uppercased(), destinationNumber = ids[destination.name]!
+                        addColumn(destinationTable, column, "INTEGER", .key(.hiddenKey, of: column, entity: destinationNumber), index: true)
+                        if r.isOrdered {
+                            addColumn(destinationTable, "Z_FOK_" + column.dropFirst(), "INTEGER",
+                                      .key(.hiddenKey, of: column, entity: destinationNumber, entityColumn: true))
+                        }
                     }
                 }
             }
@@ -244,15 +257,18 @@ public enum StoreCreator {
             let source = join.reflexive ? name : unique("Z_\(join.entityID)\(join.inverse.name.uppercased())")
             let dest = join.reflexive ? "REFLEXIVE" : unique("Z_\(join.destinationID)\(join.relationship.name.uppercased())")
             var columns = ["\(source) INTEGER", "\(dest) INTEGER"]
-            if join.relationship.isOrdered && !join.reflexive { columns.append("Z_FOK_\(dest.dropFirst(2)) INTEGER") }
+            // Order keys in the order of the keys: Wire's Z_5LASTSERVERSYNCEDACTIVEPARTICIPANTS,
+            // both sides ordered, has Z_FOK_5LASTSERVERSYNCEDACTIVECONVERSATIONS first.
             if join.inverse.isOrdered && !join.reflexive { columns.append("Z_FOK_\(source.dropFirst(2)) INTEGER") }
+            if join.relationship.isOrdered && !join.reflexive { columns.append("Z_FOK_\(dest.dropFirst(2)) INTEGER") }
             columns.append("PRIMARY KEY (\(source), \(dest))")
             joinTables.append("CREATE TABLE \(SQL.identifier(name)) ( \(columns.joined(separator: ", ")) )")
             indexes.append("CREATE INDEX \(SQL.identifier("\(name)_\(dest)_INDEX")) ON \(SQL.identifier(name)) (\(dest), \(source))")
         }
         var statements: [String] = []
         for table in tableOrder {
-            statements.append("CREATE TABLE \(SQL.identifier(table)) ( " + tables[table]!.map { "\(SQL.identifier($0.0)) \($0.1)" }.joined(separator: ", ") + " )")
+            let columns = tables[table]!.sorted { $0.place < $1.place }
+            statements.append("CREATE TABLE \(SQL.identifier(table)) ( " + columns.map { "\(SQL.identifier($0.name)) \($0.type)" }.joined(separator: ", ") + " )")
         }
         // Uniqueness constraints as Core Data enforces them: a unique index, named as in the
         // stores it wrote (`Z_Book_UNIQUE_uniqueID`, CoreDataPlus; the name of one over several

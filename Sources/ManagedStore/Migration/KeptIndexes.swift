@@ -17,14 +17,16 @@ enum KeptIndexes {
     /// `statements` (the layout's `CREATE [UNIQUE] INDEX`es, and its triggers, untouched) with
     /// each index the source (attached as `src`) has under another name replaced by the
     /// source's own statement, or, for a source from before 847, written beside it; then the
-    /// indexes of the join tables the migration renames (`ofRenamedJoinTables`).
-    static func statements(_ statements: [String], renamedJoins: [MigrationPlan.JoinStep], db: Database,
+    /// indexes of the join tables the migration renames (`ofRenamedJoinTables`). A table the
+    /// migration made anew (`KeptTables`) has the layout's indexes only: Wire's 2.100.0
+    /// `ZUSERCLIENT`, 2.93.0's `ZFEATURE` without `ZFEATURE_ZTEAM_INDEX`.
+    static func statements(_ statements: [String], renamedJoins: [MigrationPlan.JoinStep], rebuiltTables: Set<String> = [], db: Database,
                            sourceFrameworkVersion: Int64?) throws -> [String] {
         var source: [IndexShape] = []
         for row in try Row.fetchAll(db, sql: "SELECT sql FROM src.sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name") {
             if let sql: String = row["sql"], let shape = IndexShape(sql) { source.append(shape) }
         }
-        let kept = keeping(statements, source: source, sourceFrameworkVersion: sourceFrameworkVersion)
+        let kept = keeping(statements, source: source.filter { !rebuiltTables.contains($0.table) }, sourceFrameworkVersion: sourceFrameworkVersion)
         return kept + ofRenamedJoinTables(renamedJoins, source: source, besides: kept)
     }
 

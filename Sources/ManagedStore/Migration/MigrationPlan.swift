@@ -108,6 +108,26 @@ public struct MigrationPlan: Sendable {
     /// Whether the migration can run.
     public var isRefused: Bool { !needsMappingModel.isEmpty || !rejectedRows.isEmpty }
 
+    /// The columns of entity tables that carry a source column under another name (an
+    /// entity-key column whose entity number moved, an attribute renamed): table → source
+    /// column → new name. A source column two entities would give two names is left out.
+    var renamedColumns: [String: [String: String]] {
+        var names: [String: [String: Set<String>]] = [:]
+        for step in entities where step.sourceTable == step.table {
+            for fill in step.fills {
+                switch fill.carry {
+                case .column(let c), .renumbered(let c), .columnOrDefault(let c):
+                    names[step.table, default: [:]][c, default: []].insert(fill.column)
+                case .constant, .computed:
+                    continue
+                }
+            }
+        }
+        return names.mapValues { columns in
+            columns.compactMapValues { $0.count == 1 ? $0.first : nil }.filter { $0.key != $0.value }
+        }.filter { !$0.value.isEmpty }
+    }
+
     /// Plans migrating `store` to `model`, by `mapping` (the inferred one unless given).
     public static func plan(_ store: PersistentStore, to model: ManagedObjectModel, mapping given: MigrationMapping? = nil) throws -> MigrationPlan {
         guard store.isCoreDataStore, store.mapping.model.source != .plainSQLite else { throw MigrationError.noSourceModel }

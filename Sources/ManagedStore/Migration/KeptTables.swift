@@ -1,0 +1,90 @@
+import Foundation
+import GRDB
+
+/// The entity tables a migration keeps as the source has them. Core Data (977 and later)
+/// migrates a store in place, table by table, as Wire's stores show over 28 migrations:
+///
+/// - a table that keeps every column it has (same type; a column renamed, as an entity-key
+///   column is when entity numbers move, by `ALTER TABLE … RENAME COLUMN`: 2.101.0's
+///   `Z11_QUOTE` became `Z10_QUOTE` where it stood) keeps its `CREATE TABLE`,
+///   its columns where they stand, and gets the new model's new columns at the end, by
+///   `ALTER TABLE … ADD COLUMN` (2.85.0's `ZCONVERSATION` ends `… ZTEAMREMOTEIDENTIFIER_DATA
+///   BLOB , ZDRAFTMESSAGENONCE BLOB)`, SQLite's own rewrite of the statement); so does one whose
+///   entities were only renumbered (2.88.0's `ZUSER`);
+/// - a table that loses a column is made anew in the new layout's column order, with the
+///   layout's indexes only (2.100.0's `ZUSERCLIENT` losing `legacyPushToken`, 2.101.0's
+///   `ZFEATURE` losing `needsToBeUpdatedFromBackend`, 2.93.0's `ZFEATURE` losing its to-one
+///   `team` and the index `ZFEATURE_ZTEAM_INDEX`).
+///
+/// Core Data before 977 made more tables anew (Wire's 2.41.0 `ZUSER`, three attributes added,
+/// by 847); `migrate` does what today's Core Data does.
+enum KeptTables {
+    /// Replaces each of `tables` (laid out in `main`) that the source, attached as `src`, has
+    /// with every column kept by the source's own statement and the new columns added; returns
+    /// the source's tables made anew. A source statement that is not a plain `CREATE TABLE` of
+    /// that table (a store is user input) leaves the layout's table, as if made anew.
+    static func keep(_ tables: [String], renamedColumns: [String: [String: String]] = [:], db: Database) throws -> Set<String> {
+        var rebuilt: Set<String> = []
+        for table in tables {
+            guard let sql = try String.fetchOne(db, sql: "SELECT sql FROM src.sqlite_master WHERE type = 'table' AND name = ?", arguments: [table])
+            else { continue }
+            let layout = try columns(of: table, in: "main", db)
+            let source = try columns(of: table, in: "src", db)
+            let renames = renamedColumns[table] ?? [:]
+            let layoutTypes = Dictionary(layout.map { ($0.name.uppercased(), $0.type.uppercased()) }, uniquingKeysWith: { first, _ in first })
+            let newName = { (column: String) in renames[column] ?? column }
+            guard !source.isEmpty, source.allSatisfy({ layoutTypes[newName($0.name).uppercased()] == $0.type.uppercased() }),
+                  isPlainCreateTable(sql, named: table) else {
+                rebuilt.insert(table)
+                continue
+            }
+            let sourceNames = Set(source.map { newName($0.name).uppercased() })
+            let added = layout.filter { !sourceNames.contains($0.name.uppercased()) }
+            var kept = false
+            do {
+                try db.inSavepoint {
+                    try db.execute(sql: "DROP TABLE main.\(SQL.identifier(table))")
+                    try db.makeStatement(sql: sql).execute()
+                    // A column renamed stays where it is (Wire 2.101.0: Z11_QUOTE became
+                    // Z10_QUOTE in place, by framework 1145).
+                    for column in source where renames[column.name] != nil && renames[column.name] != column.name {
+                        try db.execute(sql: "ALTER TABLE main.\(SQL.identifier(table)) RENAME COLUMN \(SQL.identifier(column.name)) TO \(SQL.identifier(newName(column.name)))")
+                    }
+                    for column in added {
+                        try db.execute(sql: "ALTER TABLE main.\(SQL.identifier(table)) ADD COLUMN \(SQL.identifier(column.name)) \(column.type)")
+                    }
+                    let made = try columns(of: table, in: "main", db)
+                    kept = Set(made.map { $0.name.uppercased() }) == Set(layout.map { $0.name.uppercased() })
+                    return kept ? .commit : .rollback
+                }
+            } catch {
+                kept = false
+            }
+            if !kept { rebuilt.insert(table) }
+        }
+        return rebuilt
+    }
+
+    private static func columns(of table: String, in schema: String, _ db: Database) throws -> [(name: String, type: String)] {
+        try Row.fetchAll(db, sql: "SELECT name, type FROM pragma_table_info(?, ?) ORDER BY cid", arguments: [table, schema]).map {
+            (name: $0["name"] ?? "", type: $0["type"] ?? "")
+        }
+    }
+
+    /// `CREATE TABLE name (` and nothing else first: not `AS SELECT`, which would run a query,
+    /// and not another table's.
+    static func isPlainCreateTable(_ sql: String, named table: String) -> Bool {
+        var rest = Substring(sql).drop { $0.isWhitespace }
+        for word in ["CREATE", "TABLE"] {
+            guard rest.prefix(word.count).uppercased() == word else { return false }
+            rest = rest.dropFirst(word.count).drop { $0.isWhitespace }
+        }
+        for word in ["IF", "NOT", "EXISTS"] {
+            guard rest.prefix(word.count).uppercased() == word, rest.dropFirst(word.count).first?.isWhitespace == true else { break }
+            rest = rest.dropFirst(word.count).drop { $0.isWhitespace }
+        }
+        guard let open = rest.firstIndex(of: "(") else { return false }
+        let name = rest[..<open].trimmingCharacters(in: .whitespaces)
+        return IndexShape.unquoted(Substring(name)).uppercased() == table.uppercased()
+    }
+}
