@@ -279,6 +279,67 @@ final class CreateTests: XCTestCase {
     }
 
     /// A store `create` makes from a model's contents XML, in the test's folder.
+    /// Columns stand in Core Data's order: by kind first (integers and Booleans, to-one keys,
+    /// order keys, dates and doubles, decimals, strings, UUIDs, transformables), then entity by
+    /// entity, then by name. Screen Time's organization settings, an abstract root with three
+    /// sub-entities, as its store (plaso's `RMAdminStore-Local.sqlite`) has the table: the
+    /// root's integers, Cloud's keys, Family's Booleans and keys, Local's keys, and only then the
+    /// root's string.
+    func testColumnsStandInCoreDatasOrder() throws {
+        let settings = { (name: String, extra: String) in
+            """
+            <entity name="\(name)OrganizationSettings" parentEntity="CoreOrganizationSettings">\(extra)
+                <relationship name="organization" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="\(name)Organization" inverseName="settings" inverseEntity="\(name)Organization"/>
+                <relationship name="user" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="CoreUser" inverseName="\(name.lowercased())Settings" inverseEntity="CoreUser"/>
+            </entity>
+            <entity name="\(name)Organization" parentEntity="CoreOrganization">
+                <relationship name="settings" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="\(name)OrganizationSettings" inverseName="organization" inverseEntity="\(name)OrganizationSettings"/>
+            </entity>
+            """
+        }
+        let store = try createdStore(named: "ScreenTime", model: """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="CoreOrganization" isAbstract="YES"/>
+                <entity name="CoreOrganizationSettings" isAbstract="YES">
+                    <attribute name="allLimitsEnabled" attributeType="Boolean" defaultValueString="YES"/>
+                    <attribute name="communicationPolicy" attributeType="Integer 64" defaultValueString="0"/>
+                    <attribute name="communicationWhileLimitedPolicy" attributeType="Integer 64" defaultValueString="0"/>
+                    <attribute name="contactManagementState" attributeType="Integer 64" defaultValueString="0"/>
+                    <attribute name="needsToSetPasscode" attributeType="Boolean" defaultValueString="NO"/>
+                    <attribute name="sortKey" optional="YES" attributeType="UUID"/>
+                    <attribute name="uniqueIdentifier" optional="YES" attributeType="String"/>
+                </entity>
+                <entity name="CoreUser">
+                    <relationship name="cloudSettings" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="CloudOrganizationSettings" inverseName="user" inverseEntity="CloudOrganizationSettings"/>
+                    <relationship name="familySettings" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="FamilyOrganizationSettings" inverseName="user" inverseEntity="FamilyOrganizationSettings"/>
+                    <relationship name="localSettings" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="LocalOrganizationSettings" inverseName="user" inverseEntity="LocalOrganizationSettings"/>
+                </entity>
+                \(settings("Cloud", """
+                    <attribute name="passcode" optional="YES" attributeType="String"/>
+                    <attribute name="recoveryAltDSID" optional="YES" attributeType="String"/>
+                """))
+                \(settings("Family", """
+                    <attribute name="isDirty" attributeType="Boolean" defaultValueString="NO"/>
+                    <attribute name="isManaged" attributeType="Boolean" defaultValueString="NO"/>
+                    <attribute name="passcode" optional="YES" attributeType="String"/>
+                    <attribute name="shareWebUsage" attributeType="Boolean" defaultValueString="YES"/>
+                    <attribute name="versionVector" optional="YES" attributeType="Transformable" valueTransformerName="NSSecureUnarchiveFromData"/>
+                """))
+                \(settings("Local", """
+                    <attribute name="passcode" optional="YES" attributeType="String"/>
+                    <attribute name="recoveryAltDSID" optional="YES" attributeType="String"/>
+                """))
+            </model>
+            """)
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT sql FROM sqlite_master WHERE name = 'ZCOREORGANIZATIONSETTINGS'"),
+                       "CREATE TABLE ZCOREORGANIZATIONSETTINGS ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZALLLIMITSENABLED INTEGER, "
+                       + "ZCOMMUNICATIONPOLICY INTEGER, ZCOMMUNICATIONWHILELIMITEDPOLICY INTEGER, ZCONTACTMANAGEMENTSTATE INTEGER, ZNEEDSTOSETPASSCODE INTEGER, "
+                       + "ZORGANIZATION INTEGER, ZUSER INTEGER, ZISDIRTY INTEGER, ZISMANAGED INTEGER, ZSHAREWEBUSAGE INTEGER, ZORGANIZATION1 INTEGER, "
+                       + "ZUSER1 INTEGER, ZORGANIZATION2 INTEGER, ZUSER2 INTEGER, ZUNIQUEIDENTIFIER VARCHAR, ZPASSCODE VARCHAR, ZRECOVERYALTDSID VARCHAR, "
+                       + "ZPASSCODE1 VARCHAR, ZPASSCODE2 VARCHAR, ZRECOVERYALTDSID1 VARCHAR, ZSORTKEY BLOB, ZVERSIONVECTOR BLOB )")
+    }
+
     func createdStore(named name: String, model xml: String) throws -> String {
         let folder = try Fixtures.temporaryDirectory(self)
         let model = folder.appendingPathComponent(name + ".xcdatamodel")
