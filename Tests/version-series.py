@@ -9,8 +9,8 @@ each version (each migrated in place from the one before, so each keeps what ear
 migrations left). For every store whose model is there:
 
 - create: `cdinspect create` from that version's model, its schema compared with the store's
-  (columns with types and their order in each table, every index's name and SQL,
-  Z_PRIMARYKEY, the version hashes in the metadata);
+  (columns with types and their order in each table, each CREATE TABLE's text, every
+  index's name and SQL, Z_PRIMARYKEY, the version hashes in the metadata);
 - migrate: the previous version's store migrated to this model (`--to`), compared the same
   way, and `doctor` on it: no error kind the source did not have;
 - model diff: the store's cache against its model file: nothing, or what the file changed
@@ -53,6 +53,38 @@ def column_orders(path):
                 for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")}
     finally:
         db.close()
+
+
+def table_statements(path):
+    db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    try:
+        return dict(db.execute("SELECT name, sql FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"))
+    finally:
+        db.close()
+
+
+def statement_differences(genuine, ours, genuine_framework, migrated):
+    """Tables with the same columns in the same order whose CREATE TABLE text differs. SQLite
+    rewrites a statement in place: `RENAME TO` quotes the table's name, `ADD COLUMN` appends
+    ` , ZNEW TYPE` before the closing parenthesis. A `create` cannot have that history; a
+    migration by today's Core Data (977 and later) must give the same text."""
+    explained, unexplained = {}, []
+    g, o = table_statements(genuine), table_statements(ours)
+    go, oo = column_orders(genuine), column_orders(ours)
+    for table in sorted(g):
+        if table not in o or g[table] == o[table] or go.get(table) != oo.get(table):
+            continue
+        rewritten = g[table].startswith('CREATE TABLE "') or " , " in g[table]
+        if rewritten and (not migrated or genuine_framework < 977):
+            why = "a CREATE TABLE as SQLite rewrote it in an in-place migration (RENAME TO quotes the name, ADD COLUMN appends)"
+            explained[why] = explained.get(why, 0) + 1
+        elif migrated and genuine_framework < 977 and (o[table].startswith('CREATE TABLE "') or " , " in o[table]):
+            why = ("a table Core Data before framework 977 made anew, where today's keeps it: renamed in place (SQLite quotes "
+                   "the name) or its new columns added at its end (the order happens to be the same)")
+            explained[why] = explained.get(why, 0) + 1
+        else:
+            unexplained.append("CREATE TABLE of %s: Core Data's %s, ours %s" % (table, g[table], o[table]))
+    return explained, unexplained
 
 
 def order_differences(genuine, ours, genuine_framework, source=None, layout=None, earlier=()):
@@ -263,10 +295,11 @@ def against(genuine, ours, drifted, swaps=(), source=None, layout=None, earlier=
     """Core Data's store against ours: the schema compared, and the version hashes, which differ
     only where the model file was edited after the store was made."""
     explained, unexplained = compare(genuine, ours, swaps, framework(genuine))
-    more, odd = order_differences(genuine, ours, framework(genuine), source, layout, earlier)
-    for why, n in more.items():
-        explained[why] = explained.get(why, 0) + n
-    unexplained += odd
+    for more, odd in [order_differences(genuine, ours, framework(genuine), source, layout, earlier),
+                      statement_differences(genuine, ours, framework(genuine), migrated=source is not None)]:
+        for why, n in more.items():
+            explained[why] = explained.get(why, 0) + n
+        unexplained += odd
     if stored_hashes(ours) != stored_hashes(genuine):
         if drifted:
             explained["version hashes differ: the model file was edited after this store was made (model diff lists how)"] = 1

@@ -324,6 +324,16 @@ final class MigrateTests: XCTestCase {
         ].joined(separator: "\n"))
         XCTAssertEqual(try SQLiteShell.read(out, "SELECT Z_2BOOKS || ',' || Z_3TAGS FROM Z_2TAGS"), "1,1")
         XCTAssertEqual(try SQLiteShell.read(out, "PRAGMA integrity_check"), "ok")
+        // The table itself renamed in place: its statement as SQLite rewrites it, the name quoted.
+        XCTAssertEqual(try SQLiteShell.read(out, "SELECT sql FROM sqlite_master WHERE name = 'Z_2TAGS'"),
+                       #"CREATE TABLE "Z_2TAGS" ( Z_2BOOKS INTEGER, Z_3TAGS INTEGER, PRIMARY KEY (Z_2BOOKS, Z_3TAGS) )"#)
+        // Migrated again (Author loses `name`, so rows are copied), the join table, which the
+        // migration leaves as it is, keeps its statement.
+        let again = try model("Again", #"<entity name="Author" representedClassName="Author"><attribute name="born" optional="YES" attributeType="Date"/></entity>"#)
+        let twice = folder.appendingPathComponent("Twice.sqlite").path
+        XCTAssertEqual(try CLI.run(["migrate", out, "--model", again, "--to", twice]).status, 0)
+        XCTAssertEqual(try SQLiteShell.read(twice, "SELECT sql FROM sqlite_master WHERE name = 'Z_2TAGS'"),
+                       #"CREATE TABLE "Z_2TAGS" ( Z_2BOOKS INTEGER, Z_3TAGS INTEGER, PRIMARY KEY (Z_2BOOKS, Z_3TAGS) )"#)
     }
 
     /// The example store and a changed model: an attribute renamed by renaming identifier,

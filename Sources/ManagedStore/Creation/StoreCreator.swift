@@ -49,6 +49,8 @@ public enum StoreCreator {
         var startsAsCopy = false
         /// The migration's join tables renamed from the source's, whose indexes come along.
         var renamedJoins: [MigrationPlan.JoinStep] = []
+        /// The migration's join tables kept as the source has them, or renamed from its.
+        var keptJoins: [MigrationPlan.JoinStep] = []
         /// Entity tables' columns the migration renames: table → source column → new name.
         var renamedColumns: [String: [String: String]] = [:]
 
@@ -122,9 +124,10 @@ public enum StoreCreator {
                 }
                 for statement in statements where !afterRows.contains(statement) { try db.execute(sql: statement) }
                 // A migration keeps the tables that keep their columns as the source has them.
-                let rebuilt = try filling.map {
-                    try KeptTables.keep(model.entities.filter { $0.superentityName == nil }.map { ColumnNaming.tableName(root: $0.name) },
-                                        renamedColumns: $0.renamedColumns, db: db)
+                let rebuilt: Set<String> = try filling.map {
+                    try KeptTables.renameJoins($0.keptJoins, db: db)
+                    return try KeptTables.keep(model.entities.filter { $0.superentityName == nil }.map { ColumnNaming.tableName(root: $0.name) },
+                                               renamedColumns: $0.renamedColumns, db: db)
                 } ?? []
                 if options.persistentHistory { try createHistoryTables(db, model: model) }
                 try writeBookkeeping(db, model: model, options: options, metadataBase: filling?.metadataBase)

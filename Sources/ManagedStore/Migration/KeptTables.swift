@@ -65,6 +65,42 @@ enum KeptTables {
         return rebuilt
     }
 
+    /// Each join table the migration keeps as it is (its statement as the source has it: Wire's
+    /// 2.99.0 keeps 2.88.0's `CREATE TABLE "Z_16ADDEDUSERS"`) or renames (its name, or its
+    /// columns' names, moved with the entity numbers), renamed in place from the source's as
+    /// Core Data 977 and later does:
+    /// `ALTER TABLE … RENAME TO`, which SQLite writes quoted (Wire 2.88.0: `CREATE TABLE
+    /// "Z_16ADDEDUSERS" ( Z_16SHOWINGUSERADDED INTEGER, Z_24ADDEDUSERS INTEGER, …`), and
+    /// `RENAME COLUMN` (2.88.0's `Z_1ROLE`, its `Z_20ROLE` now `Z_21ROLE`). A source statement
+    /// that is not a plain `CREATE TABLE`, or an old name the new layout uses for another table,
+    /// leaves the layout's table.
+    static func renameJoins(_ joins: [MigrationPlan.JoinStep], db: Database) throws {
+        for join in joins {
+            guard let (oldTable, names) = join.renamedFrom ?? (join.unchanged ? (join.table, [:]) : nil),
+                  let sql = try String.fetchOne(db, sql: "SELECT sql FROM src.sqlite_master WHERE type = 'table' AND name = ?", arguments: [oldTable]),
+                  isPlainCreateTable(sql, named: oldTable) else { continue }
+            let layout = try columns(of: join.table, in: "main", db)
+            let source = try columns(of: oldTable, in: "src", db)
+            let oldNameTaken = try oldTable != join.table
+                && String.fetchOne(db, sql: "SELECT name FROM main.sqlite_master WHERE name = ? COLLATE NOCASE", arguments: [oldTable]) != nil
+            guard !oldNameTaken, source.count == layout.count,
+                  zip(source, layout).allSatisfy({ (names[$0.name] ?? $0.name) == $1.name && $0.type.uppercased() == $1.type.uppercased() })
+            else { continue }
+            try? db.inSavepoint {
+                try db.execute(sql: "DROP TABLE main.\(SQL.identifier(join.table))")
+                try db.makeStatement(sql: sql).execute()
+                if oldTable != join.table {
+                    try db.execute(sql: "ALTER TABLE main.\(SQL.identifier(oldTable)) RENAME TO \(SQL.identifier(join.table))")
+                }
+                for column in source where (names[column.name] ?? column.name) != column.name {
+                    try db.execute(sql: "ALTER TABLE main.\(SQL.identifier(join.table)) RENAME COLUMN \(SQL.identifier(column.name)) TO \(SQL.identifier(names[column.name]!))")
+                }
+                let made = try columns(of: join.table, in: "main", db)
+                return made.map(\.name) == layout.map(\.name) ? .commit : .rollback
+            }
+        }
+    }
+
     private static func columns(of table: String, in schema: String, _ db: Database) throws -> [(name: String, type: String)] {
         try Row.fetchAll(db, sql: "SELECT name, type FROM pragma_table_info(?, ?) ORDER BY cid", arguments: [table, schema]).map {
             (name: $0["name"] ?? "", type: $0["type"] ?? "")
