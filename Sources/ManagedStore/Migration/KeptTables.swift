@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 
-/// The entity tables a migration keeps as the source has them. Core Data (977 and later)
-/// migrates a store in place, table by table, as Wire's stores show over 28 migrations:
+/// The tables a migration keeps as the source has them. Core Data (977 and later) migrates a
+/// store in place, table by table, as Wire's stores show in the 18 migrations it ran by 977
+/// to 1145 (each statement of `migrate`'s equals Core Data's, byte for byte):
 ///
 /// - a table that keeps every column it has (same type; a column renamed, as an entity-key
 ///   column is when entity numbers move, by `ALTER TABLE … RENAME COLUMN`: 2.101.0's
