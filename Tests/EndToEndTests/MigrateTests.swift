@@ -416,6 +416,10 @@ final class MigrateTests: XCTestCase {
         XCTAssertEqual(try pairs(outs[0]), try pairs(outs[1]))
         XCTAssertFalse(try pairs(outs[0]).isEmpty)
         XCTAssertEqual(try SQLiteShell.read(outs[0], "SELECT count(*) FROM ZPERSON WHERE ZRANK = 3"), "30")
+        // Both paths keep ZPERSON's statement, the new column added at its end.
+        let person = "SELECT sql FROM sqlite_master WHERE name = 'ZPERSON'"
+        XCTAssertEqual(try SQLiteShell.read(outs[1], person), try SQLiteShell.read(outs[0], person))
+        XCTAssertEqual(try SQLiteShell.read(outs[0], person), String(try SQLiteShell.read(store, person).dropLast(2)) + " , ZRANK INTEGER)")
     }
 
     /// In place: the store becomes the migrated store, and what it was is kept as a snapshot

@@ -7,9 +7,8 @@ import GRDB
 /// in place), instead of copying every row of every table into a new layout: one added
 /// attribute on a million rows touches one table, not all of them (Benchmarks/migrate.sh).
 ///
-/// The result is the copy path's, row for row; the one difference is where an added column
-/// stands in its table's `CREATE TABLE` (at the end), which Core Data, reading by name, does
-/// not see.
+/// The result is the copy path's, row for row and statement for statement: there too a kept
+/// table gets its new columns at its end (`KeptTables`), as Core Data's own migration does.
 struct MigrationAlteration: Sendable {
     struct AddedColumn: Sendable {
         let table: String
