@@ -63,14 +63,14 @@ def table_statements(path):
         db.close()
 
 
-def statement_differences(genuine, ours, genuine_framework, migrated):
+def statement_differences(genuine, ours, genuine_framework, migrated, orders):
     """Tables with the same columns in the same order whose CREATE TABLE text differs. SQLite
     rewrites a statement in place: `RENAME TO` quotes the table's name, `ADD COLUMN` appends
     ` , ZNEW TYPE` before the closing parenthesis. A `create` cannot have that history; a
     migration by today's Core Data (977 and later) must give the same text."""
     explained, unexplained = {}, []
     g, o = table_statements(genuine), table_statements(ours)
-    go, oo = column_orders(genuine), column_orders(ours)
+    go, oo = orders
     for table in sorted(g):
         if table not in o or g[table] == o[table] or go.get(table) != oo.get(table):
             continue
@@ -87,8 +87,9 @@ def statement_differences(genuine, ours, genuine_framework, migrated):
     return explained, unexplained
 
 
-def order_differences(genuine, ours, genuine_framework, source=None, layout=None, earlier=()):
-    """Tables with the same columns in another order: (explained, unexplained).
+def order_differences(g, o, genuine_framework, source=None, layout=None, earlier=()):
+    """Tables with the same columns in another order, given each store's column orders (`g`
+    Core Data's, `o` ours): (explained, unexplained).
 
     `ours` is a new layout (create) or a migration of `source`; `layout` is the new layout of
     the same model; `earlier` the column orders of the series' earlier stores. An in-place
@@ -97,7 +98,6 @@ def order_differences(genuine, ours, genuine_framework, source=None, layout=None
     made a changed table anew in the layout's order, where today's (and `migrate`) keeps it
     and adds the new columns at its end."""
     explained, unexplained = {}, []
-    g, o = column_orders(genuine), column_orders(ours)
     s = column_orders(source) if source else {}
     fresh = column_orders(layout) if layout else {}
     for table in sorted(g):
@@ -161,6 +161,7 @@ def row_differences(genuine, ours, source):
     again by the app after Core Data migrated it; a value only Core Data's row has, in a column
     the source's table did not have, is a new attribute the app set after the migration. Neither
     is something a migration writes."""
+    genuine_framework = framework(genuine)
     db = sqlite3.connect("file:%s?mode=ro" % genuine, uri=True)
     db.execute("ATTACH ? AS o", ("file:%s?mode=ro" % ours,))
     db.execute("ATTACH ? AS s", ("file:%s?mode=ro" % source,))
@@ -211,7 +212,7 @@ def row_differences(genuine, ours, source):
             for i, column in enumerate(common):
                 if g[key][i] == o[key][i]:
                     continue
-                if column not in before and g[key][i] is None and framework(genuine) < 977:
+                if column not in before and g[key][i] is None and genuine_framework < 977:
                     why = ("a new column's default in rows of other entities of the table, which Core Data before "
                            "framework 977 left NULL (%s.%s; from 977 on, every row takes it)" % (table, column))
                     explained[why] = explained.get(why, 0) + 1
@@ -294,9 +295,11 @@ def compare(genuine, ours, swaps=(), genuine_framework=None):
 def against(genuine, ours, drifted, swaps=(), source=None, layout=None, earlier=()):
     """Core Data's store against ours: the schema compared, and the version hashes, which differ
     only where the model file was edited after the store was made."""
-    explained, unexplained = compare(genuine, ours, swaps, framework(genuine))
-    for more, odd in [order_differences(genuine, ours, framework(genuine), source, layout, earlier),
-                      statement_differences(genuine, ours, framework(genuine), migrated=source is not None)]:
+    version = framework(genuine)
+    explained, unexplained = compare(genuine, ours, swaps, version)
+    orders = column_orders(genuine), column_orders(ours)
+    for more, odd in [order_differences(*orders, version, source, layout, earlier),
+                      statement_differences(genuine, ours, version, source is not None, orders)]:
         for why, n in more.items():
             explained[why] = explained.get(why, 0) + n
         unexplained += odd

@@ -47,10 +47,9 @@ public enum StoreCreator {
         /// The new store starts as a page-for-page copy of the source (SQLite's backup API)
         /// that `fill` alters, instead of the model's empty layout that `fill` fills.
         var startsAsCopy = false
-        /// The migration's join tables renamed from the source's, whose indexes come along.
-        var renamedJoins: [MigrationPlan.JoinStep] = []
-        /// The migration's join tables kept as the source has them, or renamed from its.
-        var keptJoins: [MigrationPlan.JoinStep] = []
+        /// The migration's join tables: those it keeps or renames from the source's keep the
+        /// source's statement (`KeptTables`), and a renamed one its indexes (`KeptIndexes`).
+        var joins: [MigrationPlan.JoinStep] = []
         /// Entity tables' columns the migration renames: table → source column → new name.
         var renamedColumns: [String: [String: String]] = [:]
 
@@ -125,7 +124,7 @@ public enum StoreCreator {
                 for statement in statements where !afterRows.contains(statement) { try db.execute(sql: statement) }
                 // A migration keeps the tables that keep their columns as the source has them.
                 let rebuilt: Set<String> = try filling.map {
-                    try KeptTables.renameJoins($0.keptJoins, db: db)
+                    try KeptTables.renameJoins($0.joins, db: db)
                     return try KeptTables.keep(model.entities.filter { $0.superentityName == nil }.map { ColumnNaming.tableName(root: $0.name) },
                                                renamedColumns: $0.renamedColumns, db: db)
                 } ?? []
@@ -133,7 +132,7 @@ public enum StoreCreator {
                 try writeBookkeeping(db, model: model, options: options, metadataBase: filling?.metadataBase)
                 try filling?.fill(db)
                 let kept = try filling.map {
-                    try KeptIndexes.statements(afterRows, renamedJoins: $0.renamedJoins, rebuiltTables: rebuilt, db: db,
+                    try KeptIndexes.statements(afterRows, joins: $0.joins, rebuiltTables: rebuilt, db: db,
                                                sourceFrameworkVersion: $0.sourceFrameworkVersion)
                 } ?? afterRows
                 for statement in kept { try db.execute(sql: statement) }

@@ -20,14 +20,14 @@ enum KeptIndexes {
     /// indexes of the join tables the migration renames (`ofRenamedJoinTables`). A table the
     /// migration made anew (`KeptTables`) has the layout's indexes only: Wire's 2.100.0
     /// `ZUSERCLIENT`, 2.93.0's `ZFEATURE` without `ZFEATURE_ZTEAM_INDEX`.
-    static func statements(_ statements: [String], renamedJoins: [MigrationPlan.JoinStep], rebuiltTables: Set<String> = [], db: Database,
+    static func statements(_ statements: [String], joins: [MigrationPlan.JoinStep], rebuiltTables: Set<String> = [], db: Database,
                            sourceFrameworkVersion: Int64?) throws -> [String] {
         var source: [IndexShape] = []
         for row in try Row.fetchAll(db, sql: "SELECT sql FROM src.sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name") {
             if let sql: String = row["sql"], let shape = IndexShape(sql) { source.append(shape) }
         }
         let kept = keeping(statements, source: source.filter { !rebuiltTables.contains($0.table) }, sourceFrameworkVersion: sourceFrameworkVersion)
-        return kept + ofRenamedJoinTables(renamedJoins, source: source, besides: kept)
+        return kept + ofRenamedJoinTables(joins, source: source, besides: kept)
     }
 
     private static func keeping(_ statements: [String], source: [IndexShape], sourceFrameworkVersion: Int64?) -> [String] {
@@ -49,7 +49,8 @@ enum KeptIndexes {
 }
 
 extension KeptIndexes {
-    /// The indexes of the source's join tables that the migration renames: Core Data renames
+    /// The indexes of the source's join tables that the migration renames (of `joins`, those
+    /// with `renamedFrom`): Core Data renames
     /// such a table in place (`ALTER TABLE … RENAME`, its columns too), so its indexes stay
     /// under their names, on the new table name (quoted, as SQLite rewrites it) and columns:
     /// Wire's 2.88.0 store has `Z_14ADDEDUSERS_Z_22ADDEDUSERS_INDEX ON "Z_16ADDEDUSERS"

@@ -27,7 +27,7 @@ enum KeptTables {
     static func keep(_ tables: [String], renamedColumns: [String: [String: String]] = [:], db: Database) throws -> Set<String> {
         var rebuilt: Set<String> = []
         for table in tables {
-            guard let sql = try String.fetchOne(db, sql: "SELECT sql FROM src.sqlite_master WHERE type = 'table' AND name = ?", arguments: [table])
+            guard let sql = try sourceStatement(of: table, db)
             else { continue }
             let layout = try columns(of: table, in: "main", db)
             let source = try columns(of: table, in: "src", db)
@@ -41,27 +41,9 @@ enum KeptTables {
             }
             let sourceNames = Set(source.map { newName($0.name).uppercased() })
             let added = layout.filter { !sourceNames.contains($0.name.uppercased()) }
-            var kept = false
-            do {
-                try db.inSavepoint {
-                    try db.execute(sql: "DROP TABLE main.\(SQL.identifier(table))")
-                    try db.makeStatement(sql: sql).execute()
-                    // A column renamed stays where it is (Wire 2.101.0: Z11_QUOTE became
-                    // Z10_QUOTE in place, by framework 1145).
-                    for column in source where renames[column.name] != nil && renames[column.name] != column.name {
-                        try db.execute(sql: "ALTER TABLE main.\(SQL.identifier(table)) RENAME COLUMN \(SQL.identifier(column.name)) TO \(SQL.identifier(newName(column.name)))")
-                    }
-                    for column in added {
-                        try db.execute(sql: "ALTER TABLE main.\(SQL.identifier(table)) ADD COLUMN \(SQL.identifier(column.name)) \(column.type)")
-                    }
-                    let made = try columns(of: table, in: "main", db)
-                    kept = Set(made.map { $0.name.uppercased() }) == Set(layout.map { $0.name.uppercased() })
-                    return kept ? .commit : .rollback
-                }
-            } catch {
-                kept = false
-            }
-            if !kept { rebuilt.insert(table) }
+            // A column renamed stays where it is (Wire 2.101.0: Z11_QUOTE became Z10_QUOTE in
+            // place, by framework 1145).
+            if !restate(table, from: sql, of: table, renaming: renames, adding: added, like: layout, db: db) { rebuilt.insert(table) }
         }
         return rebuilt
     }
@@ -78,7 +60,7 @@ enum KeptTables {
     static func renameJoins(_ joins: [MigrationPlan.JoinStep], db: Database) throws {
         for join in joins {
             guard let (oldTable, names) = join.renamedFrom ?? (join.unchanged ? (join.table, [:]) : nil),
-                  let sql = try String.fetchOne(db, sql: "SELECT sql FROM src.sqlite_master WHERE type = 'table' AND name = ?", arguments: [oldTable]),
+                  let sql = try sourceStatement(of: oldTable, db),
                   isPlainCreateTable(sql, named: oldTable) else { continue }
             let layout = try columns(of: join.table, in: "main", db)
             let source = try columns(of: oldTable, in: "src", db)
@@ -87,19 +69,41 @@ enum KeptTables {
             guard !oldNameTaken, source.count == layout.count,
                   zip(source, layout).allSatisfy({ (names[$0.name] ?? $0.name) == $1.name && $0.type.uppercased() == $1.type.uppercased() })
             else { continue }
-            try? db.inSavepoint {
-                try db.execute(sql: "DROP TABLE main.\(SQL.identifier(join.table))")
-                try db.makeStatement(sql: sql).execute()
-                if oldTable != join.table {
-                    try db.execute(sql: "ALTER TABLE main.\(SQL.identifier(oldTable)) RENAME TO \(SQL.identifier(join.table))")
-                }
-                for column in source where (names[column.name] ?? column.name) != column.name {
-                    try db.execute(sql: "ALTER TABLE main.\(SQL.identifier(join.table)) RENAME COLUMN \(SQL.identifier(column.name)) TO \(SQL.identifier(names[column.name]!))")
-                }
-                let made = try columns(of: join.table, in: "main", db)
-                return made.map(\.name) == layout.map(\.name) ? .commit : .rollback
-            }
+            _ = restate(join.table, from: sql, of: oldTable, renaming: names, adding: [], like: layout, db: db)
         }
+    }
+
+    /// Replaces `table`, as the layout made it in `main`, with the source's own statement `sql`
+    /// of `sourceTable`: renamed to `table` (`RENAME TO`, which SQLite writes quoted), its
+    /// columns renamed by `renames` where they stand, `added` added at its end. In a savepoint:
+    /// when any step fails, or the result does not have the layout's columns, the layout's
+    /// table stays and the answer is false.
+    private static func restate(_ table: String, from sql: String, of sourceTable: String, renaming renames: [String: String],
+                                adding added: [(name: String, type: String)], like layout: [(name: String, type: String)], db: Database) -> Bool {
+        var restated = false
+        try? db.inSavepoint {
+            try db.execute(sql: "DROP TABLE main.\(SQL.identifier(table))")
+            try db.makeStatement(sql: sql).execute()
+            if sourceTable != table {
+                try db.execute(sql: "ALTER TABLE main.\(SQL.identifier(sourceTable)) RENAME TO \(SQL.identifier(table))")
+            }
+            for column in try columns(of: table, in: "main", db) {
+                guard let new = renames[column.name], new != column.name else { continue }
+                try db.execute(sql: "ALTER TABLE main.\(SQL.identifier(table)) RENAME COLUMN \(SQL.identifier(column.name)) TO \(SQL.identifier(new))")
+            }
+            for column in added {
+                try db.execute(sql: "ALTER TABLE main.\(SQL.identifier(table)) ADD COLUMN \(SQL.identifier(column.name)) \(column.type)")
+            }
+            let made = try columns(of: table, in: "main", db)
+            restated = Set(made.map { $0.name.uppercased() }) == Set(layout.map { $0.name.uppercased() })
+            return restated ? .commit : .rollback
+        }
+        return restated
+    }
+
+    /// The source's `CREATE TABLE` of `table`, as its schema holds it.
+    private static func sourceStatement(of table: String, _ db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT sql FROM src.sqlite_master WHERE type = 'table' AND name = ?", arguments: [table])
     }
 
     private static func columns(of table: String, in schema: String, _ db: Database) throws -> [(name: String, type: String)] {

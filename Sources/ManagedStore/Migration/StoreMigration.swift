@@ -85,8 +85,7 @@ public enum StoreMigration {
         options.migrated = true
         let base = (store.metadata?.plist ?? []).map { (key: PropertyListValue.string($0.key), value: $0.value) }
         var filling = StoreCreator.Filling(sourcePath: store.path, fill: { db in try fill(db, plan: plan, store: store) }, metadataBase: base)
-        filling.renamedJoins = plan.joins.filter { $0.renamedFrom != nil }
-        filling.keptJoins = plan.joins.filter { $0.renamedFrom != nil || $0.unchanged }
+        filling.joins = plan.joins
         filling.renamedColumns = plan.renamedColumns
         if let alteration = plan.alteration {
             // Only additions: the store's own pages, altered.
