@@ -87,7 +87,7 @@ def statement_differences(genuine, ours, genuine_framework, migrated, orders):
     return explained, unexplained
 
 
-def order_differences(g, o, genuine_framework, source=None, layout=None, earlier=()):
+def order_differences(g, o, genuine_framework, source=None, layout=None, earlier=(), statements=({}, {})):
     """Tables with the same columns in another order, given each store's column orders (`g`
     Core Data's, `o` ours): (explained, unexplained).
 
@@ -96,7 +96,10 @@ def order_differences(g, o, genuine_framework, source=None, layout=None, earlier
     migration adds a column at the end of its table: Core Data's order is ours with the
     columns that some earlier store lacked moved to the end. Core Data before framework 977
     made a changed table anew in the layout's order, where today's (and `migrate`) keeps it
-    and adds the new columns at its end."""
+    and adds the new columns at its end. A join table renamed in place (its statement quoted
+    by SQLite), now named after the other relationship of its pair, keeps its columns where
+    they stood. Order keys keep the order of the version whose layout made their table.
+    `statements`: each store's CREATE TABLE by table (Core Data's, ours)."""
     explained, unexplained = {}, []
     s = column_orders(source) if source else {}
     fresh = column_orders(layout) if layout else {}
@@ -105,6 +108,11 @@ def order_differences(g, o, genuine_framework, source=None, layout=None, earlier
             continue
         mine, theirs = o[table], g[table]
         non_fok = lambda cs: [c for c in cs if not c.startswith("Z_FOK_")]
+        fok = lambda cs: [c for c in cs if c.startswith("Z_FOK_")]
+        quoted = lambda which: statements[which].get(table, "").startswith('CREATE TABLE "')
+        # Core Data's order keys as an earlier store of the series has them: the table was made
+        # then, by that version's layout, and kept since.
+        fok_kept = non_fok(theirs) == non_fok(mine) and any(table in e and fok(e[table]) == fok(theirs) for e in earlier)
         added_later = {c for c in theirs if any(table in e and c not in e[table] for e in earlier)}
         tail = 0
         while tail < len(theirs) and theirs[len(theirs) - 1 - tail] in added_later:
@@ -112,15 +120,17 @@ def order_differences(g, o, genuine_framework, source=None, layout=None, earlier
         moved = set(theirs[len(theirs) - tail:])
         # Ours kept the source's table: its columns where they were (or renamed there), the new at the end.
         kept = table in s and len(mine) >= len(s[table]) and all(a == b or b not in mine for a, b in zip(mine, s[table]))
-        if source and kept and non_fok(theirs) == non_fok(fresh.get(table, [])) and genuine_framework < 977:
+        if source and kept and theirs == fresh.get(table) and genuine_framework < 977:
             why = "a table Core Data before framework 977 made anew in the layout's order, where today's keeps it and adds the new columns at its end"
-            if theirs != fresh.get(table):
-                fok = "order-key columns (Z_FOK_) of one table in an order other than their names (no rule found)"
-                explained[fok] = explained.get(fok, 0) + 1
+        elif source and quoted(1) and not quoted(0) and genuine_framework < 977 and table.startswith("Z_"):
+            why = ("a join table now named after the other relationship of its pair, which Core Data before framework 977 made anew, "
+                   "where today's renames it in place with its columns where they stood")
+        elif quoted(0) and table.startswith("Z_") and (not source or genuine_framework < 977):
+            why = "a join table Core Data renamed in place, now named after the other relationship of its pair: its columns where they stood"
         elif tail and theirs[:len(theirs) - tail] == [c for c in mine if c not in moved] and not (source and table in s):
             why = "columns an in-place migration added at the end of the table (ALTER TABLE … ADD COLUMN), where a new layout orders them by kind"
-        elif non_fok(theirs) == non_fok(mine):
-            why = "order-key columns (Z_FOK_) of one table in an order other than their names (no rule found)"
+        elif fok_kept and (not source or genuine_framework < 977):
+            why = "order-key columns (Z_FOK_) in the order of the version whose layout made their table, kept by in-place migrations"
         else:
             unexplained.append("column order of %s: Core Data's %s, ours %s" % (table, " ".join(theirs), " ".join(mine)))
             continue
@@ -245,43 +255,9 @@ def classify_ours(kind, fact, genuine, genuine_framework=None):
     return None
 
 
-def warned_join_tables(stderr):
-    """The join tables `create` or `migrate` said Core Data may name after the other
-    relationship: (the name here, the other name)."""
-    return re.findall(r"is (Z_\d+[A-Z0-9_]+) here; Core Data names such a table after either relationship, "
-                      r"by an order the model does not fix, so its store may have (Z_\d+[A-Z0-9_]+) instead", stderr)
-
-
-def canonical(facts, swaps):
-    """Facts about a warned join table, with the table's name taken out: its columns, and
-    its index by the columns it covers, whichever of its two names it has."""
-    out = set()
-    for kind, fact in facts:
-        for here, other in swaps:
-            pair = "join table %s|%s" % (here, other)
-            if kind == "column" and fact.split(".")[0] in (here, other):
-                fact = pair + "." + fact.split(".", 1)[1]
-                kind = "warned"
-            elif kind == "index":
-                on = re.search(r' ON ("?)([^ "]+)\1 \((.*)\)$', fact)
-                if on and on.group(2) in (here, other):
-                    fact = pair + " index over " + ",".join(sorted(c.strip() for c in bare(on.group(3)).split(",")))
-                    kind = "warned"
-        out.add((kind, fact))
-    return out
-
-
-def compare(genuine, ours, swaps=(), genuine_framework=None):
+def compare(genuine, ours, genuine_framework=None):
     g, o = schema(genuine), schema(ours)
     explained, unexplained = {}, []
-    # Only where Core Data's store has the other name and ours the warned one.
-    swaps = [(here, other) for here, other in swaps
-             if any(k == "column" and f.startswith(other + ".") for k, f in g) and any(k == "column" and f.startswith(here + ".") for k, f in o)]
-    if swaps:
-        named = len(g - o)
-        g, o = canonical(g, swaps), canonical(o, swaps)
-        if len(g - o) < named:
-            explained["join table Core Data named after the other relationship, as cdinspect warned it might"] = named - len(g - o)
     for only, reason, other, owner in [(g - o, classify, o, "Core Data's store has "), (o - g, classify_ours, g, "ours has ")]:
         for kind, fact in sorted(only):
             why = reason(kind, fact, other) if reason is classify else reason(kind, fact, other, genuine_framework)
@@ -292,13 +268,14 @@ def compare(genuine, ours, swaps=(), genuine_framework=None):
     return explained, unexplained
 
 
-def against(genuine, ours, drifted, swaps=(), source=None, layout=None, earlier=()):
+def against(genuine, ours, drifted, source=None, layout=None, earlier=()):
     """Core Data's store against ours: the schema compared, and the version hashes, which differ
     only where the model file was edited after the store was made."""
     version = framework(genuine)
-    explained, unexplained = compare(genuine, ours, swaps, version)
+    explained, unexplained = compare(genuine, ours, version)
     orders = column_orders(genuine), column_orders(ours)
-    for more, odd in [order_differences(*orders, version, source, layout, earlier),
+    statements = table_statements(genuine), table_statements(ours)
+    for more, odd in [order_differences(*orders, version, source, layout, earlier, statements),
                       statement_differences(genuine, ours, version, source is not None, orders)]:
         for why, n in more.items():
             explained[why] = explained.get(why, 0) + n
@@ -382,7 +359,7 @@ def main():
             lines.append("create refused: " + run.stderr.strip())
             failures += 1
         else:
-            explained, unexplained = against(store, created, drifted=bool(changed), swaps=warned_join_tables(run.stderr), earlier=earlier)
+            explained, unexplained = against(store, created, drifted=bool(changed), earlier=earlier)
             totals["create"][0 if not unexplained else 1] += 1
             failures += bool(unexplained)
             lines.append("create: " + summary(explained, unexplained))
@@ -395,7 +372,7 @@ def main():
             if run.returncode != 0:
                 lines.append("migrate %s → %s refused: %s" % (previous[1], version, run.stderr.strip()))
             else:
-                explained, unexplained = against(store, migrated, drifted=bool(changed), swaps=warned_join_tables(run.stderr),
+                explained, unexplained = against(store, migrated, drifted=bool(changed),
                                                  source=previous[0], layout=created, earlier=earlier)
                 new_errors = doctor_errors(migrated) - doctor_errors(previous[0])
                 totals["migrate"][0 if not unexplained and not new_errors else 1] += 1

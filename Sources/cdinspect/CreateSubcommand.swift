@@ -56,7 +56,6 @@ struct CreateSubcommand: ParsableCommand {
                 Diagnostics.warning("derived attributes (\(derived.joined(separator: ", "))) have no triggers in the new store: "
                                     + "Core Data writes them when it creates the store; cdinspect writes them only for a count of a to-many")
             }
-            for uncertain in StoreCreator.uncertainJoinTables(model) { Diagnostics.warning("\(uncertain)") }
             sink.flush()
         }
     }

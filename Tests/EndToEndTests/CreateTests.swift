@@ -49,20 +49,6 @@ final class CreateTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("Twice.sqlite").path))
     }
 
-    /// A store Core Data wrote (a fixture's copy), its model exported, and a store created
-    /// from that model: (the copy, the created store, what create said on stderr).
-    func createdFromTheModelOf(_ fixture: String) throws -> (original: String, store: String, stderr: String) {
-        let folder = try Fixtures.temporaryDirectory(self)
-        let original = try Fixtures.copy(fixture, into: folder).path
-        let exported = folder.appendingPathComponent("model")
-        XCTAssertEqual(try CLI.run(["model", original, "export", exported.path]).status, 0)
-        let bundle = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: exported.path).first { $0.hasSuffix(".xcdatamodeld") })
-        let store = folder.appendingPathComponent("Created.sqlite").path
-        let created = try CLI.run(["create", store, "--model", exported.appendingPathComponent(bundle).path])
-        XCTAssertEqual(created.status, 0, created.stderr)
-        return (original, store, created.stderr)
-    }
-
     /// A fetch index the model declares is created as Core Data creates it: CoreDataPlus's
     /// SampleModel V2 store holds `Z_Car_byMakerAndNumberPlate`, byte for byte.
     func testAFetchIndexIsCreatedAsCoreDataCreatesIt() throws {
@@ -196,56 +182,6 @@ final class CreateTests: XCTestCase {
         XCTAssertTrue(linked.stdout.contains("User/p1"), linked.stdout)
         // (Each column holds the objects its relationship leads to: p2, whom p1 is blocking.)
         XCTAssertEqual(try SQLiteShell.read(store, "SELECT Z_4BLOCKEDBY || ',' || Z_4BLOCKING FROM Z_4BLOCKING"), "1,2")
-    }
-
-    /// Which of two relationships of one entity names their join table follows an order the
-    /// model does not fix (Wire's UserClient has `Z_25TRUSTEDCLIENTS` up to 2.95.0 and
-    /// `Z_25TRUSTEDBYCLIENTS` from 2.96.0, its `ignoredClients` pair unchanged): `create` and
-    /// `migrate` say which table may be named otherwise in Core Data's store, and nothing of
-    /// a relationship that is its own inverse or of one between two entities.
-    func testAJoinTableWhoseNameCoreDataMayChooseOtherwiseIsSaid() throws {
-        let folder = try Fixtures.temporaryDirectory(self)
-        func model(_ name: String, clients: Bool) throws -> String {
-            let url = folder.appendingPathComponent(name + ".xcdatamodel")
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-            let pair = clients ? """
-                    <relationship name="trustedByClients" toMany="YES" deletionRule="Nullify" destinationEntity="UserClient" inverseName="trustedClients" inverseEntity="UserClient"/>
-                    <relationship name="trustedClients" toMany="YES" deletionRule="Nullify" destinationEntity="UserClient" inverseName="trustedByClients" inverseEntity="UserClient"/>
-                """ : ""
-            try Data("""
-                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-                <entity name="User" representedClassName="User">
-                    <relationship name="clients" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="UserClient" inverseName="users" inverseEntity="UserClient"/>
-                    <relationship name="friends" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="User" inverseName="friends" inverseEntity="User"/>
-                </entity>
-                <entity name="UserClient" representedClassName="UserClient">
-                    <attribute name="label" optional="YES" attributeType="String"/>
-                \(pair)
-                    <relationship name="users" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="User" inverseName="clients" inverseEntity="User"/>
-                </entity>
-                </model>
-                """.utf8).write(to: url.appendingPathComponent("contents"))
-            return url.path
-        }
-        let before = try model("Before", clients: false), after = try model("After", clients: true)
-        let plain = folder.appendingPathComponent("plain.sqlite").path
-        let quiet = try CLI.run(["create", plain, "--model", before])
-        XCTAssertEqual(quiet.status, 0, quiet.stderr)
-        XCTAssertEqual(quiet.stderr, "", "a reflexive relationship and one between two entities are named by a fixed rule")
-        let expected = "cdinspect: warning: the join table of UserClient.trustedClients and its inverse trustedByClients is Z_2TRUSTEDCLIENTS here; "
-            + "Core Data names such a table after either relationship, by an order the model does not fix, so its store may have Z_2TRUSTEDBYCLIENTS instead\n"
-        let made = try CLI.run(["create", folder.appendingPathComponent("clients.sqlite").path, "--model", after])
-        XCTAssertEqual(made.status, 0, made.stderr)
-        XCTAssertEqual(made.stderr, expected)
-        let planned = try CLI.run(["migrate", plain, "--model", after, "--dry-run"])
-        XCTAssertEqual(planned.status, 0, planned.stderr)
-        XCTAssertEqual(planned.stderr, expected)
-        // The plan names the new join table, as it names every table the migration writes.
-        XCTAssertTrue(planned.stdout.contains("join table Z_2TRUSTEDCLIENTS: 0 pairs, a new table"), planned.stdout)
-        let migrated = folder.appendingPathComponent("migrated.sqlite").path
-        XCTAssertEqual(try CLI.run(["migrate", plain, "--model", after, "--to", migrated]).status, 0)
-        XCTAssertEqual(try SQLiteShell.read(migrated, "SELECT count(*) FROM Z_2TRUSTEDCLIENTS"), "0")
     }
 
     /// Two join tables whose columns would share a name take turns by the names of the

@@ -192,6 +192,8 @@ public enum StoreCreator {
         }
         func table(_ entity: String) -> String { ColumnNaming.tableName(root: model.rootEntity(of: entity)!.name) }
         var joins: [JoinTable] = []
+        let walk = PropertyWalk(model: model, ids: ids, column: rowColumn)
+        let joinNamers = walk.joinTableNamers(model)
         for root in roots {
             for entity in model.entityTree(root.name).sorted(by: { ids[$0.name]! < ids[$1.name]! }) {
                 let own = table(entity.name), number = ids[entity.name]!
@@ -217,16 +219,18 @@ public enum StoreCreator {
                     if case .relationship(let inv)? = inverse?.property {
                         if !inv.isToMany {
                             if r.isOrdered {
-                                addColumn(destinationTable, "Z_FOK_" + rowColumn(inverse!.declaredBy, inv.name).dropFirst(), "INTEGER",
-                                          .key(.orderKey, of: inv.name, entity: ids[inverse!.declaredBy]!))
+                                // In the order Core Data visits the to-ones (`PropertyWalk`).
+                                let owner = inverse!.declaredBy
+                                addColumn(destinationTable, "Z_FOK_" + rowColumn(owner, inv.name).dropFirst(), "INTEGER",
+                                          .key(.orderKey, of: inv.name, entity: 0, walk: walk.position(of: inv.name, declaredBy: owner)))
                             }
                             continue
                         }
-                        // Many-to-many: one join table, named after one side (`JoinTable.namedBy`).
-                        let mine = (entity.name, r.name), theirs = (inverse!.declaredBy, inv.name)
-                        guard JoinTable.namedBy(mine, theirs) else { continue }
+                        // Many-to-many: one join table, named after the side Core Data visits
+                        // first (`PropertyWalk`).
+                        guard let visit = joinNamers["\(entity.name).\(r.name)"] else { continue }
                         joins.append(JoinTable(entityName: entity.name, entityID: ids[entity.name]!, relationship: r, inverse: inv, destinationID: ids[destination.name]!,
-                                               reflexive: mine == theirs))
+                                               reflexive: entity.name == inverse!.declaredBy && r.name == inv.name, visit: visit))
                     } else {
                         let column = "Z\(number)" + r.name.uppercased(), destinationNumber = ids[destination.name]!
                         addColumn(destinationTable, column, "INTEGER", .key(.hiddenKey, of: column, entity: destinationNumber), index: true)
@@ -238,8 +242,8 @@ public enum StoreCreator {
                 }
             }
         }
-        // The join tables in the order of the names of the entities that name them, then of
-        // their relationships, each column's name unique among every join table's: Photos'
+        // The join tables in the order Core Data pairs their relationships (`PropertyWalk`:
+        // entities by name), each column's name unique among every join table's: Photos'
         // Memory's Z_3REPRESENTATIVEASSETS, then Suggestion's Z_3REPRESENTATIVEASSETS1; Wire's
         // Reaction (entity 14) keeps Z_17USERS and SystemMessage (entity 11) has Z_17USERS1, so
         // the order is by name, not by entity number.
@@ -253,7 +257,7 @@ public enum StoreCreator {
             return candidate
         }
         var joinTablesMade: Set<String> = []
-        for join in joins.sorted(by: { ($0.entityName, $0.relationship.name) < ($1.entityName, $1.relationship.name) }) {
+        for join in joins.sorted(by: { $0.visit < $1.visit }) {
             let name = "Z_\(join.entityID)\(join.relationship.name.uppercased())"
             guard joinTablesMade.insert(name).inserted else { continue }
             let source = join.reflexive ? name : unique("Z_\(join.entityID)\(join.inverse.name.uppercased())")
@@ -507,46 +511,6 @@ public enum StoreCreator {
     }
 }
 
-extension StoreCreator {
-    /// A join table between two relationships of one entity, whose name this layout may not
-    /// share with Core Data's (`JoinTable.namedBy`): Core Data names it after one of the two
-    /// by an order the model does not fix. Wire's UserClient has both `Z_25TRUSTEDCLIENTS` and,
-    /// from 2.96.0 on, `Z_25TRUSTEDBYCLIENTS` for one pair; its `ignoredClients` pair kept its
-    /// name across the same versions.
-    public struct UncertainJoinTable: Sendable, Equatable, CustomStringConvertible {
-        public let entity: String
-        /// The relationship that names the table here, and the other one.
-        public let namedAfter: String
-        public let other: String
-        public let table: String
-        public let otherName: String
-
-        public var description: String {
-            "the join table of \(entity).\(namedAfter) and its inverse \(other) is \(table) here; Core Data names such a table "
-                + "after either relationship, by an order the model does not fix, so its store may have \(otherName) instead"
-        }
-    }
-
-    /// The join tables of `model` between two relationships of one entity (not a relationship
-    /// that is its own inverse), in the order of their names.
-    public static func uncertainJoinTables(_ model: ManagedObjectModel) -> [UncertainJoinTable] {
-        let ids = ColumnNaming.entityIDs(model)
-        var found: [UncertainJoinTable] = []
-        for entity in model.entities.sorted(by: { $0.name < $1.name }) {
-            for case .relationship(let r) in entity.properties where !r.isTransient && r.isToMany {
-                guard r.destinationEntityName == entity.name, let inverseName = r.inverseName, inverseName != r.name,
-                      case .relationship(let inverse)? = entity.properties.first(where: { $0.name == inverseName }),
-                      inverse.isToMany, !inverse.isTransient,
-                      JoinTable.namedBy((entity.name, r.name), (entity.name, inverse.name)),
-                      let id = ids[entity.name] else { continue }
-                found.append(UncertainJoinTable(entity: entity.name, namedAfter: r.name, other: inverse.name,
-                                                table: "Z_\(id)\(r.name.uppercased())", otherName: "Z_\(id)\(inverse.name.uppercased())"))
-            }
-        }
-        return found
-    }
-}
-
 /// A many-to-many relationship's join table: the side that names it (`Z_<id><R>`), its
 /// inverse, and the number of the entity the relationship leads to (its column's).
 struct JoinTable {
@@ -556,15 +520,6 @@ struct JoinTable {
     let inverse: RelationshipDescription
     let destinationID: Int
     let reflexive: Bool
-
-    /// Whether `mine` (entity, relationship) names the join table it shares with `theirs`.
-    /// Between two entities, the one whose name sorts first (Photos: AdditionalAssetAttributes
-    /// before Keyword, Asset before Memory; knowledgeC, Screen Time). Between two
-    /// relationships of one entity, the one whose name sorts last: `Z_2BLOCKING(Z_2BLOCKEDBY,
-    /// Z_2BLOCKING)` in a store Core Data wrote for blocking/blockedBy, and Wire's
-    /// ignoredClients over ignoredByClients, DuckDuckGo's favorites over favoriteFolders.
-    static func namedBy(_ mine: (String, String), _ theirs: (String, String)) -> Bool {
-        if mine.0 == theirs.0 { return mine.1 >= theirs.1 }
-        return mine <= theirs
-    }
+    /// The position of the visit that paired the two sides (`PropertyWalk.visits`).
+    let visit: Int
 }

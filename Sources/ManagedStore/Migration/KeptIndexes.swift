@@ -17,7 +17,7 @@ enum KeptIndexes {
     /// `statements` (the layout's `CREATE [UNIQUE] INDEX`es, and its triggers, untouched) with
     /// each index the source (attached as `src`) has under another name replaced by the
     /// source's own statement, or, for a source from before 847, written beside it; then the
-    /// indexes of the join tables the migration renames (`ofRenamedJoinTables`). A table the
+    /// indexes of the join tables the migration keeps or renames (`ofKeptJoinTables`). A table the
     /// migration made anew (`KeptTables`) has the layout's indexes only: Wire's 2.100.0
     /// `ZUSERCLIENT`, 2.93.0's `ZFEATURE` without `ZFEATURE_ZTEAM_INDEX`.
     static func statements(_ statements: [String], joins: [MigrationPlan.JoinStep], rebuiltTables: Set<String> = [], db: Database,
@@ -27,7 +27,12 @@ enum KeptIndexes {
             if let sql: String = row["sql"], let shape = IndexShape(sql) { source.append(shape) }
         }
         let kept = keeping(statements, source: source.filter { !rebuiltTables.contains($0.table) }, sourceFrameworkVersion: sourceFrameworkVersion)
-        return kept + ofRenamedJoinTables(joins, source: source, besides: kept)
+        // A kept join table's index stands as the source has it, where the layout would make
+        // one of the same name: Wire's 2.101.0 has `Z_15ADDEDUSERS_Z_23ADDEDUSERS_INDEX ON
+        // "Z_15ADDEDUSERS"`, the source's index of that (stale) name, renamed with its table.
+        let fromJoins = ofKeptJoinTables(joins, source: source)
+        let taken = Set(fromJoins.compactMap { IndexShape($0)?.name })
+        return kept.filter { IndexShape($0).map { !taken.contains($0.name) } ?? true } + fromJoins
     }
 
     private static func keeping(_ statements: [String], source: [IndexShape], sourceFrameworkVersion: Int64?) -> [String] {
@@ -49,8 +54,11 @@ enum KeptIndexes {
 }
 
 extension KeptIndexes {
-    /// The indexes of the source's join tables that the migration renames (of `joins`, those
-    /// with `renamedFrom`): Core Data renames
+    /// The indexes of the source's join tables that the migration keeps as they are or renames
+    /// (of `joins`, those `unchanged` or with `renamedFrom`): Core Data 977 and later leaves
+    /// every index of a table it keeps, stale names too (Wire's 2.98.0 keeps 2.96.0's
+    /// `Z_23TRUSTEDCLIENTS_Z_23TRUSTEDCLIENTS_INDEX ON "Z_25TRUSTEDBYCLIENTS"`, named when
+    /// UserClient was entity 23 and the table named after the other side), and renames
     /// such a table in place (`ALTER TABLE … RENAME`, its columns too), so its indexes stay
     /// under their names, on the new table name (quoted, as SQLite rewrites it) and columns:
     /// Wire's 2.88.0 store has `Z_14ADDEDUSERS_Z_22ADDEDUSERS_INDEX ON "Z_16ADDEDUSERS"
@@ -58,12 +66,17 @@ extension KeptIndexes {
     /// layout's own `Z_16ADDEDUSERS_Z_24ADDEDUSERS_INDEX`; its `Z_1ROLE`, whose columns moved
     /// from 20 to 21 under the same name, keeps `Z_1ROLE_Z_20ROLE_INDEX ON Z_1ROLE (Z_21ROLE,
     /// Z_1ACTIONS)`. Core Data before framework 977 made such a table anew (Wire's 2.80.0).
-    private static func ofRenamedJoinTables(_ joins: [MigrationPlan.JoinStep], source: [IndexShape], besides statements: [String]) -> [String] {
-        var names = Set(statements.compactMap { IndexShape($0)?.name })
+    private static func ofKeptJoinTables(_ joins: [MigrationPlan.JoinStep], source: [IndexShape]) -> [String] {
+        var names: Set<String> = []
         var made: [String] = []
         for join in joins {
-            guard let (oldTable, columns) = join.renamedFrom else { continue }
+            guard let (oldTable, columns) = join.renamedFrom ?? (join.unchanged ? (join.table, [:]) : nil) else { continue }
             for shape in source where shape.table == oldTable && !shape.unique {
+                if join.renamedFrom == nil {
+                    // Kept as it is, so are its indexes, as the source has them.
+                    if names.insert(shape.name).inserted { made.append(shape.sql) }
+                    continue
+                }
                 let renamed = shape.columns.compactMap { columns[$0] }
                 guard renamed.count == shape.columns.count, names.insert(shape.name).inserted else { continue }
                 // SQLite quotes a table's new name where `RENAME TO` rewrote it, and writes a

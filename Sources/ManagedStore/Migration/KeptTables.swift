@@ -54,7 +54,9 @@ enum KeptTables {
     /// Core Data 977 and later does:
     /// `ALTER TABLE … RENAME TO`, which SQLite writes quoted (Wire 2.88.0: `CREATE TABLE
     /// "Z_16ADDEDUSERS" ( Z_16SHOWINGUSERADDED INTEGER, Z_24ADDEDUSERS INTEGER, …`), and
-    /// `RENAME COLUMN` (2.88.0's `Z_1ROLE`, its `Z_20ROLE` now `Z_21ROLE`). A source statement
+    /// `RENAME COLUMN` (2.88.0's `Z_1ROLE`, its `Z_20ROLE` now `Z_21ROLE`); so is one now
+    /// named after the other relationship of its pair (2.96.0's `Z_25TRUSTEDCLIENTS`, renamed
+    /// `Z_25TRUSTEDBYCLIENTS` with its columns where they stood). A source statement
     /// that is not a plain `CREATE TABLE`, or an old name the new layout uses for another table,
     /// leaves the layout's table.
     static func renameJoins(_ joins: [MigrationPlan.JoinStep], db: Database) throws {
@@ -66,8 +68,12 @@ enum KeptTables {
             let source = try columns(of: oldTable, in: "src", db)
             let oldNameTaken = try oldTable != join.table
                 && String.fetchOne(db, sql: "SELECT name FROM main.sqlite_master WHERE name = ? COLLATE NOCASE", arguments: [oldTable]) != nil
-            guard !oldNameTaken, source.count == layout.count,
-                  zip(source, layout).allSatisfy({ (names[$0.name] ?? $0.name) == $1.name && $0.type.uppercased() == $1.type.uppercased() })
+            // The columns where they stand, though the layout would order them otherwise: a
+            // table now named after the other relationship of its pair keeps them (Wire 2.96.0's
+            // `"Z_25TRUSTEDBYCLIENTS" ( Z_25TRUSTEDBYCLIENTS INTEGER, Z_25TRUSTEDCLIENTS …`).
+            let layoutTypes = Dictionary(layout.map { ($0.name, $0.type.uppercased()) }, uniquingKeysWith: { first, _ in first })
+            guard !oldNameTaken, source.count == layout.count, layoutTypes.count == layout.count,
+                  source.allSatisfy({ layoutTypes[names[$0.name] ?? $0.name] == $0.type.uppercased() })
             else { continue }
             _ = restate(join.table, from: sql, of: oldTable, renaming: names, adding: [], like: layout, db: db)
         }

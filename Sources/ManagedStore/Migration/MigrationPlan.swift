@@ -65,7 +65,7 @@ public struct MigrationPlan: Sendable {
         /// The source's join table of the same relationship under another name, or with other
         /// column names (its entity numbers moved), with each of its columns' names here: Core
         /// Data renames such a table and its columns in place, and its indexes go with them
-        /// (`KeptIndexes.ofRenamedJoinTables`).
+        /// (`KeptIndexes.ofKeptJoinTables`).
         var renamedFrom: (table: String, columns: [String: String])? = nil
     }
 
@@ -418,14 +418,14 @@ extension MigrationPlan {
                         select = { schema in "SELECT j.\(SQL.identifier(s)), j.\(SQL.identifier(d))\(position)\(inversePosition) FROM \(schema)\(SQL.identifier(oldTable)) AS j" }
                         origin = oldTable == table ? "the same pairs" : "the pairs of \(oldTable)"
                         unchanged = oldTable == table && s == sourceColumn && d == destinationColumn && o == order && oldInverseOrder == inverseOrder
-                        // Renamed, not named after the other side: Wire's 2.4.0 named the table
-                        // of trustedClients/trustedByClients after the other relationship, and
-                        // Core Data made it anew, keeping no index of the old one.
-                        // Or its columns renumbered under the same name (Wire's 2.88.0 `Z_1ROLE`).
+                        // Renamed (its entity's number moved), or now named after the other
+                        // side (Wire's 2.96.0 `Z_25TRUSTEDBYCLIENTS`, `PropertyWalk`), or its
+                        // columns renumbered under the same name (2.88.0's `Z_1ROLE`): Core Data
+                        // 977 and later renames it in place. (2.4.0's, by 640, was made anew.)
                         var names = [s: sourceColumn, d: destinationColumn]
                         if let o, let order { names[o] = order }
                         if let oldInverseOrder, let inverseOrder { names[oldInverseOrder] = inverseOrder }
-                        if Self.relationshipPart(of: oldTable) == Self.relationshipPart(of: table), oldTable != table || names.contains(where: { $0.key != $0.value }) {
+                        if oldTable != table || names.contains(where: { $0.key != $0.value }) {
                             renamedFrom = (oldTable, names)
                         }
                     case .foreignKey(let c, _):
@@ -457,11 +457,6 @@ extension MigrationPlan {
                                       origin: "a new table", unchanged: false))
             }
             return steps
-        }
-
-        /// A join table's name without its entity number: `TAGS` of `Z_12TAGS`.
-        static func relationshipPart(of table: String) -> Substring {
-            table.dropFirst(2).drop { $0.isNumber }
         }
 
         /// The order column of a many-to-many's inverse, where the inverse is ordered too and

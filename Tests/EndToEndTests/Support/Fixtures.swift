@@ -135,3 +135,19 @@ enum Fixtures {
         return target
     }
 }
+
+extension XCTestCase {
+    /// A store Core Data wrote (a fixture's copy), its model exported, and a store created
+    /// from that model: (the copy, the created store, what create said on stderr).
+    func createdFromTheModelOf(_ fixture: String) throws -> (original: String, store: String, stderr: String) {
+        let folder = try Fixtures.temporaryDirectory(self)
+        let original = try Fixtures.copy(fixture, into: folder).path
+        let exported = folder.appendingPathComponent("model")
+        XCTAssertEqual(try CLI.run(["model", original, "export", exported.path]).status, 0)
+        let bundle = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: exported.path).first { $0.hasSuffix(".xcdatamodeld") })
+        let store = folder.appendingPathComponent("Created.sqlite").path
+        let created = try CLI.run(["create", store, "--model", exported.appendingPathComponent(bundle).path])
+        XCTAssertEqual(created.status, 0, created.stderr)
+        return (original, store, created.stderr)
+    }
+}

@@ -64,9 +64,6 @@ public struct MigrateCommand: SessionCommand {
         let newModel = try XcdatamodelReader.model(atPath: model)
         let followed = try mapping.map { try MappingModelReader.mapping(atPath: $0, from: store.model, to: newModel) }
         let plan = try MigrationPlan.plan(store, to: newModel, mapping: followed)
-        // Said whichever way the migration runs: the plan's join table may be named otherwise
-        // in the store Core Data would write.
-        for uncertain in StoreCreator.uncertainJoinTables(newModel) { session.warnOnce("\(uncertain)") }
         if dryRun {
             session.results(output).report(MigrationReport.report(plan, store: store, outcome: nil))
             session.output.flush()
