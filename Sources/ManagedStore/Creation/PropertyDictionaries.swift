@@ -1,11 +1,11 @@
-/// The two hash tables Core Data files an entity's properties in while it turns a model into
-/// tables. Neither is today's `NSDictionary`: Core Data carries private copies of two older
-/// Core Foundation dictionaries, and the order their buckets hold the property names in is an
-/// order Core Data then walks (`PropertyWalk`). Only the keys matter here; values are not kept.
-///
-/// Both probe linearly from a key's home bucket and read their keys back bucket by bucket.
-/// What they were checked against: every join-table name and every table with more than one
-/// order key in Wire's 80 stores, DuckDuckGo's and the fixtures (see `PropertyWalk`).
+// The two hash tables Core Data files an entity's properties in while it turns a model into
+// tables. Neither is today's `NSDictionary`: Core Data carries private copies of two older
+// Core Foundation dictionaries, and the order their buckets hold the property names in is an
+// order Core Data then walks (`PropertyWalk`). Only the keys matter here; values are not kept.
+//
+// Both probe linearly from a key's home bucket and read their keys back bucket by bucket.
+// What they were checked against: every join-table name and every table with more than one
+// order key in Wire's 80 stores, DuckDuckGo's and the fixtures (see `PropertyWalk`).
 
 /// The dictionary of Core Foundation in Mac OS X 10.4 (CF-368, APSL): sized once, when it is
 /// made, for the number of keys it will hold, to the prime count of buckets CF-368's table
