@@ -88,22 +88,10 @@ struct GrowingPropertyDictionary {
     /// The position of the highest set bit, 1-based (0 for 0).
     private static func bitWidth(_ n: Int) -> Int { Int.bitWidth - n.leadingZeroBitCount }
 
-    /// Core Foundation's string hash in 64-bit arithmetic: a string of up to 96 units whole,
-    /// a longer one by its first, middle and last 32; the length seeds it and shifts the result.
-    static func hash(_ key: String) -> UInt64 {
-        let units = Array(key.utf16)
-        let length = units.count
-        let sampled = length > 96
-            ? Array(units[0..<32] + units[(length / 2 - 16)..<(length / 2 + 16)] + units[(length - 32)...]) : units
-        var h = UInt64(length)
-        let whole = sampled.count & ~3
-        for i in stride(from: 0, to: whole, by: 4) {
-            h = h &* 67_503_105 &+ UInt64(sampled[i]) &* 16_974_593 &+ UInt64(sampled[i + 1]) &* 66_049
-                &+ UInt64(sampled[i + 2]) &* 257 &+ UInt64(sampled[i + 3])
-        }
-        for unit in sampled[whole...] { h = h &* 257 &+ UInt64(unit) }
-        return (h << (UInt64(length) & 63)) &+ h
-    }
+    /// Core Foundation's string hash (`CFDictionaryOrder.hash`) as Core Data's own copy has
+    /// it: the result shifted by the length modulo 64, not 32 (the same for names under 32
+    /// units; no store at hand tells the two apart for longer ones).
+    static func hash(_ key: String) -> UInt64 { CFDictionaryOrder.hash(key, shiftMask: 63) }
 
     /// Bob Jenkins' 32-bit mix (lookup2) of `a` = the hash plus a seed, `b` = the seed,
     /// `c` = 1; its `c` is the result.

@@ -152,8 +152,10 @@ enum CFDictionaryOrder {
         return table.compactMap { $0 }
     }
 
-    /// `CFHash` of a string: its UTF-16 units, the first, middle and last 32 of a long one.
-    static func hash(_ string: String) -> UInt64 {
+    /// `CFHash` of a string: its UTF-16 units, the first, middle and last 32 of a long one;
+    /// the result shifted by the length masked with `shiftMask` (31 in Core Foundation; Core
+    /// Data's own copy of the hash, `GrowingPropertyDictionary`'s, shifts by the whole length).
+    static func hash(_ string: String, shiftMask: Int = 31) -> UInt64 {
         let units = Array(string.utf16)
         let n = units.count
         let parts = n <= 96 ? units : Array(units[..<32] + units[(n / 2 - 16)..<(n / 2 + 16)] + units[(n - 32)...])
@@ -168,6 +170,6 @@ enum CFDictionaryOrder {
             result = result &* 257 &+ UInt64(parts[i])
             i += 1
         }
-        return result &+ (result << UInt64(n & 31))
+        return result &+ (result << UInt64(n & shiftMask))
     }
 }
