@@ -40,6 +40,9 @@ struct PropertyWalk {
 
     /// Every visit, entities by name, each entity's relationships in its walk's order.
     private(set) var visits: [Visit] = []
+    /// The position of each relationship's visit on the entity that declares it, by
+    /// `entity.relationship`.
+    private var ownVisits: [String: Int] = [:]
 
     /// - Parameter column: the column of a property, by its declaring entity and its name.
     init(model: ManagedObjectModel, ids: [String: Int], column: (String, String) -> String) {
@@ -95,6 +98,7 @@ struct PropertyWalk {
             }, uniquingKeysWith: { _, last in last })
             for key in sized.keys {
                 guard let (r, declaredBy) = relationships[key] else { continue }
+                if declaredBy == name, ownVisits["\(name).\(r.name)"] == nil { ownVisits["\(name).\(r.name)"] = visits.count }
                 visits.append(Visit(entity: name, declaredBy: declaredBy, relationship: r))
                 if !r.isToMany, r.inverseIsOrdered(in: model) {
                     let orderKey = "_Z_FOK_" + column(declaredBy, r.name).dropFirst()
@@ -112,7 +116,7 @@ struct PropertyWalk {
     /// The first visit of a relationship on the entity that declares it: where its order key
     /// is added to its table.
     func position(of relationship: String, declaredBy entity: String) -> Int {
-        visits.firstIndex { $0.entity == entity && $0.declaredBy == entity && $0.relationship.name == relationship } ?? Int.max
+        ownVisits["\(entity).\(relationship)"] ?? Int.max
     }
 
     /// The many-to-many relationships that name their join tables, by their declaring entity
