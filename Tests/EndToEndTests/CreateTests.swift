@@ -58,6 +58,29 @@ final class CreateTests: XCTestCase {
         XCTAssertTrue(try SQLiteShell.read(store, indexes).contains("CREATE INDEX Z_Car_byMakerAndNumberPlate ON ZCAR (ZMAKER COLLATE BINARY ASC, ZNUMBERPLATE COLLATE BINARY ASC)"))
     }
 
+    /// A fetch index an entity lists twice is made once: the model caches of Wire's 2.52.0,
+    /// 2.60.0 and 2.67.0 list Message's `destructionDate` and `expirationDate` twice, and Core
+    /// Data's stores have one `Z_Message_destructionDate`. (`create` and `migrate` stopped at
+    /// SQLite's "index already exists" before.)
+    func testAFetchIndexListedTwiceIsMadeOnce() throws {
+        let store = try createdStore(named: "Twice", model: """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="Message" representedClassName="Message">
+                <attribute name="destructionDate" optional="YES" attributeType="Date"/>
+                <fetchIndex name="destructionDate">
+                    <fetchIndexElement property="destructionDate" type="Binary" order="ascending"/>
+                </fetchIndex>
+                <fetchIndex name="destructionDate">
+                    <fetchIndexElement property="destructionDate" type="Binary" order="ascending"/>
+                </fetchIndex>
+            </entity>
+            </model>
+            """)
+        XCTAssertEqual(try SQLiteShell.read(store, "SELECT sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"),
+                       "CREATE INDEX Z_Message_destructionDate ON ZMESSAGE (ZDESTRUCTIONDATE COLLATE BINARY ASC)")
+    }
+
     /// A store Core Data wrote, its model exported, and a store created from that model: the
     /// same version hashes in the metadata, the same tables, columns and unique indexes.
     func testTheSchemaOfAStoreCoreDataWrote() throws {

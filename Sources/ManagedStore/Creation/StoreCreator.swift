@@ -287,7 +287,11 @@ public enum StoreCreator {
             // One over a to-one's key alone is not made, that key having its index: Screen
             // Time's Usage has `byUser` over its to-one `user`, and its store only
             // ZUSAGE_ZUSER_INDEX.
-            for index in entity.fetchIndexes where !index.elements.isEmpty && !index.elements.contains(where: \.isRTree) {
+            // An index of a name the entity already has is not made again: Wire's 2.52.0,
+            // 2.60.0 and 2.67.0 caches list Message's `destructionDate` and `expirationDate`
+            // (Conversation's `normalizedUserDefinedName`) twice, and their stores have each once.
+            var made: Set<String> = []
+            for index in entity.fetchIndexes where !index.elements.isEmpty && !index.elements.contains(where: \.isRTree) && made.insert(index.name).inserted {
                 let assigned = rowColumns[model.rootEntity(of: entity.name)?.name ?? ""] ?? [:]
                 let names = index.elements.compactMap { element in
                     ColumnNaming.column(in: assigned, declaredBy: model.property(element.propertyName, of: entity.name)?.declaredBy ?? entity.name,
