@@ -204,14 +204,17 @@ final class MigrateTests: XCTestCase {
         XCTAssertEqual(try SQLiteShell.read(out4, "SELECT ZHIDE, count(*) FROM ZPOST GROUP BY 1"), "0|7995", "the new attribute takes its default")
         XCTAssertEqual(try SQLiteShell.read(out4, "SELECT count(*) FROM ZPOST p JOIN ZCOLOR c ON p.ZCOLOR = c.Z_PK AND c.ZPOST = p.Z_PK"), "7995")
 
+        // The store holds no model of its own (framework 419): its first migration is told
+        // the version it was written with (`SourceModelTests`).
         let book1 = try Fixtures.copy("hwaxxer_BookMigration/Model1.sqlite", into: folder).path
+        let model1 = try model("hwaxxer_BookMigration/Model1.xcdatamodel__contents")
         var source = book1
         for version in [2, 3] {
             let model = try model("hwaxxer_BookMigration/Model\(version).xcdatamodel__contents")
             let created = folder.appendingPathComponent("CreatedBook\(version).sqlite").path
             XCTAssertEqual(try CLI.run(["create", created, "--model", model]).status, 0)
             let out = folder.appendingPathComponent("MigratedBook\(version).sqlite").path
-            let run = try CLI.run(["migrate", source, "--model", model, "--to", out])
+            let run = try CLI.run(["migrate", source, "--model", model, "--to", out] + (version == 2 ? ["--source-model", model1] : []))
             XCTAssertEqual(run.status, 0, "Book \(version): \(run.stderr)")
             try assertSameSchema(out, created, "BookMigration → Model\(version)")
             source = out

@@ -54,6 +54,7 @@ public enum ExitStatus {
         if case BatchError.nothingToSet(let entity) = error { return "batch-update \(entity) needs at least one --set KEY=VALUE" }
         if case StoreError.walBesideImmutable = error { return "\(error) (drop --immutable, or copy the store after a checkpoint)" }
         if case ContextError.undoOff = error { return "\(error) (context set undo on)" }
+        if case MigrationError.sourceModelUnknown = error { return "\(error) (give the model version it was written with: --source-model)" }
         if case SnapshotError.storeInUse = error { return "\(error) (--force restores anyway)" }
         if case ImportError.storeInUse = error { return "\(error) (--force imports anyway)" }
         if case ImportError.mirrored = error { return "\(error) (--allow-cloudkit imports anyway)" }

@@ -15,8 +15,14 @@ public enum MigrationError: Error, CustomStringConvertible, Equatable {
     case badMappingModel(String)
     /// The store already has the destination model's version hashes.
     case alreadyMigrated
-    /// The store has no model to migrate from (no model cache and no model given).
+    /// The store has no model to migrate from: it is not a Core Data store.
     case noSourceModel
+    /// The store holds no model of its own (no model cache, or one that does not decode), and
+    /// none of `tried` model versions has its version hashes (`SourceModel`).
+    case sourceModelUnknown(tried: Int)
+    /// The source model given is not the one the store was written with: these entities'
+    /// version hashes differ from the store's.
+    case sourceModelMismatch(entities: [String])
     /// The output exists: a migration writes a new store and never replaces one.
     case outputExists(path: String)
 
@@ -37,7 +43,14 @@ public enum MigrationError: Error, CustomStringConvertible, Equatable {
         case .alreadyMigrated:
             return "the store's version hashes are already the model's: Core Data opens it without a migration"
         case .noSourceModel:
-            return "the store has no model cache, so the model it was written with is unknown"
+            return "the store is not a Core Data store, so it has no model to migrate from"
+        case .sourceModelUnknown(let tried):
+            return "the store holds no model of its own (no Z_MODELCACHE)"
+                + (tried > 0 ? ", and none of the \(tried) model version\(tried == 1 ? "" : "s") beside the new one has its version hashes" : "")
+                + ": its properties' names and types are unknown, and a migration by the names its columns suggest would drop their values"
+        case .sourceModelMismatch(let entities):
+            return "the source model is not the one the store was written with: the version hashes of \(entities.joined(separator: ", ")) "
+                + "differ from the store's (Core Data refuses it: Cocoa error 134100, \"The model used to open the store is incompatible with the one used to create the store\")"
         case .outputExists(let path):
             return "\(path) exists: a migration writes a new store and never replaces one"
         }

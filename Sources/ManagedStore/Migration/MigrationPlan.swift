@@ -91,7 +91,8 @@ public struct MigrationPlan: Sendable {
     /// Rows the new model rejects, as `doctor --model` finds them.
     public let rejectedRows: [DoctorFinding]
     /// Entity numbers whose `Z_PRIMARYKEY` row keeps the source's name (a renamed entity,
-    /// as Core Data left `ExpensiveSportCar` for `LuxuryCar`).
+    /// as Core Data's in-place migration left `ExpensiveSportCar` for `LuxuryCar`; not by a
+    /// mapping model, whose migration Core Data writes into a new store).
     public let keptEntityNames: [Int: String]
     /// The destination's layout (the new model on `create`'s schema).
     public let layout: StoreMapping
@@ -131,6 +132,9 @@ public struct MigrationPlan: Sendable {
     /// Plans migrating `store` to `model`, by `mapping` (the inferred one unless given).
     public static func plan(_ store: PersistentStore, to model: ManagedObjectModel, mapping given: MigrationMapping? = nil) throws -> MigrationPlan {
         guard store.isCoreDataStore, store.mapping.model.source != .plainSQLite else { throw MigrationError.noSourceModel }
+        // Names its columns suggest are not its model's (`SourceModel`): open it with the model
+        // version it was written with.
+        if SourceModel.isGuessed(store) { throw MigrationError.sourceModelUnknown(tried: 0) }
         if EntityHashComparison.opensWithoutMigration(EntityHashComparison.compare(model, with: store.metadata)) { throw MigrationError.alreadyMigrated }
         let layout = try StoreCreator.layout(of: model)
         let mapping = given ?? MigrationMapping.inferred(from: store.model, to: model)
@@ -176,7 +180,10 @@ extension MigrationPlan {
             for entity in layout.entities {
                 guard let id = entity.entityID, let from = source(of: entity.name), let oldID = from.entityID else { continue }
                 numbers[oldID] = id
-                if from.name != entity.name { kept[id] = from.name }
+                // A renamed entity keeps its name where Core Data migrates in place (an inferred
+                // mapping: CoreDataPlus's ExpensiveSportCar); a mapping model's migration
+                // (`NSMigrationManager`) writes a new store, named after the new model.
+                if from.name != entity.name && !mapping.fromMappingModel { kept[id] = from.name }
             }
             var steps: [EntityStep] = []
             for entity in layout.entities.sorted(by: { ($0.entityID ?? 0) < ($1.entityID ?? 0) }) {

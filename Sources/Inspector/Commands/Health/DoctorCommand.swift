@@ -33,20 +33,27 @@ public struct DoctorCommand: SessionCommand {
     public init() {}
 
     public func run(in session: Session) throws {
-        var doctor = StoreDoctor(store: session.store)
-        doctor.fullIntegrityCheck = full
+        var store = session.store
         if let model {
             guard ModelCommand.isModelFile(model) else {
                 throw CommandError.usage("--model takes a model file (.xcdatamodeld, .xcdatamodel or contents), not '\(model)'")
             }
-            doctor.newModel = try XcdatamodelReader.model(atPath: model)
+            // A store without a model of its own is read with the version beside the next
+            // one that has its hashes, as migrate reads it (`SourceModel`).
+            if let found = try SourceModel.reopenedWithFoundVersion(store, besides: model) {
+                session.warnOnce("the store holds no model of its own (no Z_MODELCACHE): read with \(found.path), the version beside with its version hashes")
+                store = found.store
+            }
         }
+        var doctor = StoreDoctor(store: store)
+        doctor.fullIntegrityCheck = full
+        if let model { doctor.newModel = try XcdatamodelReader.model(atPath: model) }
         let started = Date()
         let report = try doctor.examine { phase in
             // Quiet on a small store; on a big one, say what it is doing after a second.
             if Date().timeIntervalSince(started) > 1 { FileHandle.standardError.writeIgnoringErrors(Data("doctor: \(phase)…\n".utf8)) }
         }
-        session.results(output).report(DoctorReport.report(report, store: session.store))
+        session.results(output).report(DoctorReport.report(report, store: store))
         session.output.flush()
         if report.errors > 0 { throw DoctorFoundErrors(count: report.errors) }
     }

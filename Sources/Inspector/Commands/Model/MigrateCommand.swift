@@ -33,6 +33,9 @@ public struct MigrateCommand: SessionCommand {
 
     @Option(name: .long, help: ArgumentHelp("The new model: an .xcdatamodeld (its current version), .xcdatamodel or contents file.", valueName: "model"))
     public var model: String
+    @Option(name: .long, help: ArgumentHelp("The model version the store was written with, for a store that holds none (no Z_MODELCACHE); "
+                                            + "without it, the version beside --model with the store's version hashes.", valueName: "model"))
+    public var sourceModel: String?
     @Option(name: .long, help: ArgumentHelp("A mapping model to follow instead of the inferred mapping (.xcmappingmodel).", valueName: "mapping"))
     public var mapping: String?
     @Option(name: .long, help: ArgumentHelp("Write the migrated store to this new file.", valueName: "out"))
@@ -60,7 +63,7 @@ public struct MigrateCommand: SessionCommand {
         if inPlace && !session.runsOneCommand {
             throw CommandError.usage("migrate --in-place replaces the store under this session's contexts: run it as 'cdinspect migrate STORE --model \(model) --in-place'")
         }
-        let store = session.store
+        let store = try sourceStore(session.store)
         let newModel = try XcdatamodelReader.model(atPath: model)
         let followed = try mapping.map { try MappingModelReader.mapping(atPath: $0, from: store.model, to: newModel) }
         let plan = try MigrationPlan.plan(store, to: newModel, mapping: followed)
@@ -82,6 +85,25 @@ public struct MigrateCommand: SessionCommand {
 }
 
 /// A dry run found the migration refused: exit 1, after the plan, which says why.
+extension MigrateCommand {
+    /// The store as the migration reads it: with `--source-model`, checked against the
+    /// store's version hashes; a store that holds no model of its own, with the version beside
+    /// `--model` that has its hashes (`SourceModel`), as Core Data picks it from the app's.
+    func sourceStore(_ store: PersistentStore) throws -> PersistentStore {
+        if let sourceModel {
+            guard ModelCommand.isModelFile(sourceModel) else {
+                throw CommandError.usage("--source-model takes a model file (.xcdatamodeld, .xcdatamodel or contents), not '\(sourceModel)'")
+            }
+            return try SourceModel.reopened(store, withModel: sourceModel)
+        }
+        guard SourceModel.isGuessed(store) else { return store }
+        guard let found = try SourceModel.reopenedWithFoundVersion(store, besides: model) else {
+            throw MigrationError.sourceModelUnknown(tried: SourceModel.versions(besides: model).count)
+        }
+        return found.store
+    }
+}
+
 public struct MigrationRefused: Finding, CustomStringConvertible {
     public var description: String { "the migration would be refused" }
 }
@@ -94,12 +116,15 @@ extension MigrateCommand {
             + "(with counts), and what would be refused and why (changes needing a mapping model, rows the new model rejects).",
         answersWithStoreContent: true,
         arguments: [ToolArgument("model", .string, "The new model version: an .xcdatamodeld, .xcdatamodel or contents file on the server's machine.", required: true),
-                    ToolArgument("mapping", .string, "A mapping model (.xcmappingmodel) on the server's machine to follow instead of the inferred mapping.")],
+                    ToolArgument("mapping", .string, "A mapping model (.xcmappingmodel) on the server's machine to follow instead of the inferred mapping."),
+                    ToolArgument("sourceModel", .string, "The model version the store was written with, for a store that holds none (no Z_MODELCACHE); "
+                                 + "otherwise the version beside the new model with the store's version hashes is used.")],
         answer: .object([("steps", .array(.anyObject)), ("joins", .array(.anyObject)), ("drops", .array(.anyObject)),
                          ("refused", .array(.anyObject)), ("verdict", .string)], required: ["steps", "drops", "refused", "verdict"])
     ) { a in
         var command = try MigrateCommand.parse(["--model", a.text("model") ?? "", "--dry-run"])
         command.mapping = a.text("mapping")
+        command.sourceModel = a.text("sourceModel")
         return command
     }
 }

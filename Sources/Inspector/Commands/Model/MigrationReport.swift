@@ -40,6 +40,7 @@ enum MigrationReport {
         let how = plan.mapping.fromMappingModel ? "the mapping model" : "the inferred (lightweight) mapping"
         return Report(value: {
             .object([
+                ("sourceModel", .string(store.model.source.description)),
                 ("mapping", .string(plan.mapping.fromMappingModel ? "mappingModel" : "inferred")),
                 ("method", .string(plan.altersInPlace ? "alter" : "copy")),
                 ("steps", .array(plan.entities.map { s in
@@ -65,7 +66,10 @@ enum MigrationReport {
                 ("verdict", .string(verdict(plan, outcome: outcome))),
             ])
         }, people: {
-            var parts: [ReportPart] = [.line("migration of \(store.path) to \(plan.destinationModel.source.description), by \(how)"
+            // A store read with a model file (it holds none of its own) says which.
+            let from: String
+            if case .modelFile(let path) = store.model.source { from = " (written with model file \(path))" } else { from = "" }
+            var parts: [ReportPart] = [.line("migration of \(store.path)\(from) to \(plan.destinationModel.source.description), by \(how)"
                                              + (plan.altersInPlace ? "; it only adds, so the store's pages are copied and altered:" : ":"))]
             for s in plan.entities {
                 let count = written[s.entity].map { "\($0) rows written" } ?? "\(s.rows) row\(s.rows == 1 ? "" : "s")"

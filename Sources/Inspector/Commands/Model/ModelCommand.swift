@@ -129,7 +129,7 @@ public struct ModelCommand: SessionCommand {
 
     private func diff(with other: String, session: Session) throws {
         let newModel = try Self.model(of: other)
-        let diff = ModelDiff(from: session.store.model, to: newModel)
+        let diff = ModelDiff(from: try Self.storeModel(session, besides: other), to: newModel)
         let columns = ["entity", "property", "change", "detail", "migration", "rule"]
         func values(_ c: ModelDiff.Change) -> [OutputValue] {
             [.string(c.entity), c.property.map(OutputValue.string) ?? .null, .string(c.kind.rawValue), .string(c.detail),
@@ -161,6 +161,21 @@ public struct ModelCommand: SessionCommand {
         }))
         session.output.flush()
         if !diff.isEquivalent { throw ModelsDiffer() }
+    }
+
+    /// The store's model to compare from: for a store that holds none of its own, the model
+    /// version beside `other` with the store's version hashes (`SourceModel`, as `migrate`
+    /// finds it); else the schema's guess, said to be one.
+    static func storeModel(_ session: Session, besides other: String) throws -> ManagedObjectModel {
+        let store = session.store
+        guard SourceModel.isGuessed(store) else { return store.model }
+        if isModelFile(other), let found = SourceModel.matching(store.metadata, among: SourceModel.versions(besides: other)) {
+            session.warnOnce("the store holds no model of its own (no Z_MODELCACHE): compared from \(found), the version beside with its version hashes")
+            return try XcdatamodelReader.model(atPath: found)
+        }
+        session.warnOnce("the store holds no model of its own (no Z_MODELCACHE) and no --model was given: compared from the schema's guess, "
+                         + "whose property names come from its columns and types from their storage, so a name's case or an integer's size is no change")
+        return store.model
     }
 
     private func hashes(session: Session) throws {
