@@ -49,9 +49,9 @@ final class SourceModelTests: XCTestCase {
         try FileManager.default.copyItem(atPath: next + "/contents", toPath: alone.appendingPathComponent("contents").path)
         let refused = try CLI.run(["migrate", store, "--model", alone.path, "--dry-run"])
         XCTAssertEqual(refused.status, 1)
-        XCTAssertEqual(refused.stderr, "cdinspect: error: the store holds no model of its own (no Z_MODELCACHE), and none of the 1 model version beside the new one "
-                       + "has its version hashes: its properties' names and types are unknown, and a migration by the names its columns suggest would drop "
-                       + "their values (give the model version it was written with: --source-model)\n")
+        XCTAssertEqual(refused.stderr, "cdinspect: error: the store holds no model of its own (no Z_MODELCACHE), and no version of the new model's bundle "
+                       + "has its version hashes (1 tried): its properties' names and types are unknown, and a migration by the names its columns suggest would "
+                       + "drop their values (give the model version it was written with: --source-model)\n")
         let given = try CLI.run(["migrate", store, "--model", alone.path, "--source-model", first, "--dry-run"])
         XCTAssertEqual(given.status, 0, given.stderr)
         XCTAssertFalse(given.stdout.contains("ZFILEURL: new"), given.stdout)

@@ -46,7 +46,7 @@ public enum MigrationError: Error, CustomStringConvertible, Equatable {
             return "the store is not a Core Data store, so it has no model to migrate from"
         case .sourceModelUnknown(let tried):
             return "the store holds no model of its own (no Z_MODELCACHE)"
-                + (tried > 0 ? ", and none of the \(tried) model version\(tried == 1 ? "" : "s") beside the new one has its version hashes" : "")
+                + (tried > 0 ? ", and no version of the new model's bundle has its version hashes (\(tried) tried)" : "")
                 + ": its properties' names and types are unknown, and a migration by the names its columns suggest would drop their values"
         case .sourceModelMismatch(let entities):
             return "the source model is not the one the store was written with: the version hashes of \(entities.joined(separator: ", ")) "
