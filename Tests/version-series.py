@@ -63,13 +63,14 @@ def table_statements(path):
         db.close()
 
 
-def statement_differences(genuine, ours, genuine_framework, migrated, orders):
+def statement_differences(statements, genuine_framework, migrated, orders):
     """Tables with the same columns in the same order whose CREATE TABLE text differs. SQLite
     rewrites a statement in place: `RENAME TO` quotes the table's name, `ADD COLUMN` appends
     ` , ZNEW TYPE` before the closing parenthesis. A `create` cannot have that history; a
-    migration by today's Core Data (977 and later) must give the same text."""
+    migration by today's Core Data (977 and later) must give the same text. `statements`: each
+    store's CREATE TABLE by table (Core Data's, ours)."""
     explained, unexplained = {}, []
-    g, o = table_statements(genuine), table_statements(ours)
+    g, o = statements
     go, oo = orders
     for table in sorted(g):
         if table not in o or g[table] == o[table] or go.get(table) != oo.get(table):
@@ -276,7 +277,7 @@ def against(genuine, ours, drifted, source=None, layout=None, earlier=()):
     orders = column_orders(genuine), column_orders(ours)
     statements = table_statements(genuine), table_statements(ours)
     for more, odd in [order_differences(*orders, version, source, layout, earlier, statements),
-                      statement_differences(genuine, ours, version, source is not None, orders)]:
+                      statement_differences(statements, version, source is not None, orders)]:
         for why, n in more.items():
             explained[why] = explained.get(why, 0) + n
         unexplained += odd

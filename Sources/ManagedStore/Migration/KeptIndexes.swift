@@ -70,7 +70,7 @@ extension KeptIndexes {
         var names: Set<String> = []
         var made: [String] = []
         for join in joins {
-            guard let (oldTable, columns) = join.renamedFrom ?? (join.unchanged ? (join.table, [:]) : nil) else { continue }
+            guard let (oldTable, columns) = join.keptFrom else { continue }
             for shape in source where shape.table == oldTable && !shape.unique {
                 if join.renamedFrom == nil {
                     // Kept as it is, so are its indexes, as the source has them.

@@ -61,7 +61,7 @@ enum KeptTables {
     /// leaves the layout's table.
     static func renameJoins(_ joins: [MigrationPlan.JoinStep], db: Database) throws {
         for join in joins {
-            guard let (oldTable, names) = join.renamedFrom ?? (join.unchanged ? (join.table, [:]) : nil),
+            guard let (oldTable, names) = join.keptFrom,
                   let sql = try sourceStatement(of: oldTable, db),
                   isPlainCreateTable(sql, named: oldTable) else { continue }
             let layout = try columns(of: join.table, in: "main", db)

@@ -67,6 +67,12 @@ public struct MigrationPlan: Sendable {
         /// Data renames such a table and its columns in place, and its indexes go with them
         /// (`KeptIndexes.ofKeptJoinTables`).
         var renamedFrom: (table: String, columns: [String: String])? = nil
+
+        /// The source's table this one keeps, renamed (`renamedFrom`) or as it is
+        /// (`unchanged`), with its renamed columns; nil for a table made anew.
+        var keptFrom: (table: String, columns: [String: String])? {
+            renamedFrom ?? (unchanged ? (table, [:]) : nil)
+        }
     }
 
     /// Something the migration drops, with how much of it the store holds.

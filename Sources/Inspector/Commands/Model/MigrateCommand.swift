@@ -84,7 +84,6 @@ public struct MigrateCommand: SessionCommand {
     }
 }
 
-/// A dry run found the migration refused: exit 1, after the plan, which says why.
 extension MigrateCommand {
     /// The store as the migration reads it: with `--source-model`, checked against the
     /// store's version hashes; a store that holds no model of its own, with the version beside
@@ -104,6 +103,7 @@ extension MigrateCommand {
     }
 }
 
+/// A dry run found the migration refused: exit 1, after the plan, which says why.
 public struct MigrationRefused: Finding, CustomStringConvertible {
     public var description: String { "the migration would be refused" }
 }
